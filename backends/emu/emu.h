@@ -1,0 +1,41 @@
+/*
+ * emu.h - the emulated device: "device memory" lives in host memory, but is
+ * reachable only through the device interface (copies with a configurable
+ * bandwidth and latency, asynchronous streams, injectable failures), and
+ * emulated kernels run as threads. Every device protocol (GPU capture, FPGA
+ * handshakes) runs in CI through it.
+ */
+#ifndef FTI_EMU_H
+#define FTI_EMU_H
+
+#include <stddef.h>
+
+#include "device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The emulated backend's ops table ("emu"). */
+extern const fti_device_ops fti_emu_ops;
+
+/* Device allocations: fti_emu_ops.owns() recognises any pointer inside one. */
+void *fti_emu_malloc(size_t n);
+void fti_emu_free(void *p);
+
+/* Copy speed model: bytes per second (0 = unlimited) and per-copy latency. */
+void fti_emu_set_speed(double bytes_per_second, double latency_seconds);
+
+/* Failure injection: the copy that would move the byte past `bytes` more
+ * bytes fails (as a device error would). Pass (size_t)-1 to disable. */
+void fti_emu_fail_after(size_t bytes);
+
+/* Synchronous copies for tests and emulated kernels (no speed model). */
+int fti_emu_read(void *dst, const void *dev, size_t n);
+int fti_emu_write(void *dev, const void *src, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FTI_EMU_H */

@@ -1,0 +1,27 @@
+# Helpers to register tests with labels and timeouts.
+#
+# fti_add_unit_test(NAME SOURCES... [LIBS ...])  CMocka test, label "unit"
+# fti_add_script_test(NAME SCRIPT LABELS ... [TIMEOUT s] [ARGS ...])
+#   runs SCRIPT with bash; the environment gives it FTI_BUILD_DIR, FTI_SOURCE_DIR,
+#   MPIEXEC and a private scratch dir FTI_TEST_DIR (wiped before each run).
+
+function(fti_add_unit_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE fti_internal ${CMOCKA_LIBRARIES} ${T_LIBS})
+  target_include_directories(${name} PRIVATE ${CMOCKA_INCLUDE_DIRS})
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS "unit" TIMEOUT 120
+    ENVIRONMENT "FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name}")
+endfunction()
+
+function(fti_add_script_test name script)
+  cmake_parse_arguments(T "" "TIMEOUT" "LABELS;ARGS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name} COMMAND bash ${script} ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    SKIP_RETURN_CODE 77
+    ENVIRONMENT "FTI_BUILD_DIR=${CMAKE_BINARY_DIR};FTI_SOURCE_DIR=${CMAKE_SOURCE_DIR};MPIEXEC=${MPIEXEC_EXECUTABLE};FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name}")
+endfunction()

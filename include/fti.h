@@ -1,0 +1,186 @@
+/*
+ * fti.h - public API of libfti, source-compatible with FTI v1.4-v1.6.
+ *
+ * An application registers its state (FTI_Init, FTI_Protect), calls
+ * FTI_Snapshot in its main loop, and the library checkpoints at the intervals
+ * of the config file and restores everything on restart.
+ *
+ * Return codes: FTI_SCES on success, FTI_NSCS on failure, FTI_NREC when a
+ * recovery is impossible, FTI_DONE after a checkpoint was taken. On failure the
+ * library logs the cause (file, key, rank, errno) on stderr; nothing aborts.
+ *
+ * Thread safety: the API is not thread safe; call it from one thread per rank.
+ */
+#ifndef FTI_H
+#define FTI_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define FTI_API
+#elif defined(__GNUC__)
+#define FTI_API __attribute__((visibility("default")))
+#else
+#define FTI_API
+#endif
+
+#define FTI_VERSION_MAJOR 1
+#define FTI_VERSION_MINOR 0
+#define FTI_VERSION_PATCH 0
+
+/* Buffer sizes (FTI compatibility). */
+#define FTI_BUFS 256
+#define FTI_WORD 16
+
+/* Return codes. */
+#define FTI_DONE 1  /* a checkpoint was taken */
+#define FTI_SCES 0  /* success */
+#define FTI_NSCS -1 /* failure */
+#define FTI_NREC -2 /* recovery impossible */
+#define FTI_HEAD 2  /* returned to a head rank whose service has ended */
+
+/* Verbosity levels (config key `verbosity`). */
+#define FTI_DBUG 1
+#define FTI_INFO 2
+#define FTI_WARN 3
+#define FTI_EROR 4
+
+/* Stage request status. */
+#define FTI_SI_FAIL 0x4
+#define FTI_SI_SCES 0x3
+#define FTI_SI_ACTV 0x2
+#define FTI_SI_PEND 0x1
+#define FTI_SI_NINI 0x0
+
+/* Identifier of a data type (predefined, FTI_InitType or composite). */
+typedef int fti_id_t;
+/* FTI v1.4 and older name of the type handle. */
+#define FTIT_type fti_id_t
+
+/* HDF5 dimension type; kept so HDF5-style calls compile without HDF5. */
+typedef uint64_t FTIT_hsize_t;
+
+/* HDF5 group description (FTI compatibility; only its name is used). */
+typedef struct FTIT_H5Group {
+    int id;
+    int childrenNo;
+    char name[FTI_BUFS];
+    char fullName[FTI_BUFS];
+    int childrenID[FTI_BUFS];
+} FTIT_H5Group;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The application communicator: the one given to FTI_Init, minus the head
+ * ranks when head=1. Valid after FTI_Init. */
+FTI_API extern MPI_Comm FTI_COMM_WORLD;
+
+/* Predefined type ids. Valid before and after FTI_Init. */
+FTI_API extern fti_id_t FTI_CHAR;
+FTI_API extern fti_id_t FTI_SHRT;
+FTI_API extern fti_id_t FTI_INTG;
+FTI_API extern fti_id_t FTI_LONG;
+FTI_API extern fti_id_t FTI_UCHR;
+FTI_API extern fti_id_t FTI_USHT;
+FTI_API extern fti_id_t FTI_UINT;
+FTI_API extern fti_id_t FTI_ULNG;
+FTI_API extern fti_id_t FTI_SFLT;
+FTI_API extern fti_id_t FTI_DBLE;
+FTI_API extern fti_id_t FTI_LDBE;
+
+/* Collective over globalComm. Reads and validates the config, builds the
+ * topology, creates directories and detects a restart (a committed checkpoint
+ * in meta_dir for this exec_id). Rebuilds lost checkpoint files when needed.
+ * Head ranks (head=1) serve post-processing here and return FTI_HEAD only once
+ * the application finalized. Returns FTI_SCES, FTI_NSCS, or FTI_NREC when a
+ * restart was required but no checkpoint can be recovered. */
+FTI_API int FTI_Init(const char *configFile, MPI_Comm globalComm);
+
+/* Local. 0 on a fresh start, 1 when a checkpoint will be (or was) recovered. */
+FTI_API int FTI_Status(void);
+
+/* Local. Registers region `id` (or updates its pointer, count and type).
+ * `ptr` may be host memory or a CUDA device/managed pointer. */
+FTI_API int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid);
+
+/* Local. Defines an opaque type of `size` bytes and stores its id in *type. */
+FTI_API int FTI_InitType(fti_id_t *type, int size);
+
+/* Local. Structured types: a composite of scalar and vector fields. Returns
+ * the new type id, or FTI_NSCS. */
+FTI_API fti_id_t FTI_InitCompositeType(const char *name, size_t size, FTIT_H5Group *h5g);
+FTI_API int FTI_AddScalarField(fti_id_t id, const char *name, fti_id_t fid, int64_t offset);
+FTI_API int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int64_t offset,
+                               int ndims, int64_t *dims);
+
+/* Collective. On restart, recovers; otherwise takes a checkpoint when an
+ * interval of the config is due. Returns FTI_SCES, FTI_DONE, or an error. */
+FTI_API int FTI_Snapshot(void);
+
+/* Collective. Takes a checkpoint now at `level` 1-4 (8: L4 differential,
+ * stored as a full L4 checkpoint). Returns FTI_DONE on success. */
+FTI_API int FTI_Checkpoint(int id, int level);
+
+/* Collective. Restores every protected variable from the recovered
+ * checkpoint, verifying checksums. */
+FTI_API int FTI_Recover(void);
+
+/* Restore variables one at a time (local after RecoverVarInit). */
+FTI_API int FTI_RecoverVarInit(void);
+FTI_API int FTI_RecoverVar(int id);
+FTI_API int FTI_RecoverVarFinalize(void);
+
+/* Local. Size in bytes of variable `id` in the recovered checkpoint; 0 when
+ * there is none or the variable is not in it. */
+FTI_API int64_t FTI_GetStoredSize(int id);
+
+/* Local. Resizes `ptr` (malloc'd by the caller) to the stored size of `id`
+ * and re-protects it; returns the new pointer or NULL. */
+FTI_API void *FTI_Realloc(int id, void *ptr);
+
+/* Incremental checkpoint: variables are written one by one. Collective. */
+FTI_API int FTI_InitICP(int id, int level, bool activate);
+FTI_API int FTI_AddVarICP(int varID);
+FTI_API int FTI_FinalizeICP(void);
+
+/* Local. Name <-> id mapping for protected variables. */
+FTI_API int FTI_setIDFromString(const char *name);
+FTI_API int FTI_getIDFromString(const char *name);
+
+/* Collective. Finishes post-processing, releases heads, keeps or removes the
+ * last checkpoint (keep_last_ckpt). */
+FTI_API int FTI_Finalize(void);
+
+/* Injects a bit flip into a protected dataset (FTI testing aid). */
+FTI_API int FTI_BitFlip(int datasetID);
+
+/* Staging (enable_staging). */
+FTI_API int FTI_GetStageDir(char *stageDir, int maxLen);
+FTI_API int FTI_GetStageStatus(int ID);
+FTI_API int FTI_SendFile(const char *lpath, const char *rpath);
+
+/* HDF5 datasets (ckpt_io=5). This build has no HDF5 I/O: these return
+ * FTI_NSCS (NULL for the span) with a message naming the function. */
+FTI_API int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent);
+FTI_API int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name);
+FTI_API int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name,
+                              FTIT_H5Group *h5group);
+FTI_API int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
+                                    FTIT_H5Group *h5group, fti_id_t tid);
+FTI_API int FTI_AddSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did);
+FTI_API int FTI_RecoverDatasetDimension(int did);
+FTI_API FTIT_hsize_t *FTI_GetDatasetSpan(int did, int rank);
+FTI_API int FTI_GetDatasetRank(int did);
+FTI_API int FTI_UpdateGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength);
+FTI_API int FTI_UpdateSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FTI_H */

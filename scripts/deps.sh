@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency on Debian 12 (even a bare one).
+# Idempotent: packages already present are not reinstalled; apt-get update runs
+# only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config git ca-certificates
+  mpich libmpich-dev
+  zlib1g-dev libzstd-dev libxxhash-dev
+  libjerasure-dev libgf-complete-dev libisal-dev
+  libiniparser-dev libcmocka-dev
+  gfortran clang python3 util-linux procps
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

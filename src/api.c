@@ -1,0 +1,495 @@
+/*
+ * api.c - the public FTI_* entry points. Each one checks the call order,
+ * validates its arguments, forwards to a module and maps the internal error
+ * onto FTI_SCES / FTI_NSCS / FTI_NREC.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fti.h"
+
+#include "checkpoint.h"
+#include "context.h"
+#include "fault.h"
+#include "fio.h"
+#include "levels/levels.h"
+#include "log.h"
+#include "post.h"
+#include "recover.h"
+#include "staging.h"
+#include "cleanup.h"
+
+/* The globals the FTI API defines by contract; everything else is in ctx. */
+MPI_Comm FTI_COMM_WORLD = MPI_COMM_NULL;
+fti_id_t FTI_CHAR = 0;
+fti_id_t FTI_SHRT = 1;
+fti_id_t FTI_INTG = 2;
+fti_id_t FTI_LONG = 3;
+fti_id_t FTI_UCHR = 4;
+fti_id_t FTI_USHT = 5;
+fti_id_t FTI_UINT = 6;
+fti_id_t FTI_ULNG = 7;
+fti_id_t FTI_SFLT = 8;
+fti_id_t FTI_DBLE = 9;
+fti_id_t FTI_LDBE = 10;
+
+static fti_ctx the_ctx;
+
+static int to_code(fti_err e)
+{
+    if (e == FTI_E_OK)
+        return FTI_SCES;
+    return e == FTI_E_NOREC ? FTI_NREC : FTI_NSCS;
+}
+
+/* The call-order check: every entry point but FTI_Init needs a live library. */
+static fti_ctx *ready(const char *fn)
+{
+    if (the_ctx.state == FTI_ST_READY)
+        return &the_ctx;
+    if (the_ctx.state == FTI_ST_FINALIZED)
+        fti_fail(FTI_E_STATE, "%s called after FTI_Finalize", fn);
+    else
+        fti_fail(FTI_E_STATE, "%s called before a successful FTI_Init", fn);
+    return NULL;
+}
+
+/* ---- init and finalize ---------------------------------------------------- */
+
+static void release(fti_ctx *ctx)
+{
+    fti_post_shutdown(ctx);
+    fti_recover_release(ctx);
+    fti_registry_free(&ctx->reg);
+    fti_staging_free(ctx);
+}
+
+/* Steps of FTI_Init that every rank does alike; each ends in agreement. */
+static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
+{
+    fti_err e = fti_config_load(&ctx->cfg, configFile);
+    if (!fti_all_ok(comm, e == FTI_E_OK))
+        return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "config %s rejected on another rank", configFile);
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    fti_log_setup(rank, ctx->cfg.verbosity);
+    if (fti_fault_init(rank) != 0)
+        e = FTI_E_CONFIG;
+    if (!fti_all_ok(comm, e == FTI_E_OK))
+        return FTI_E_CONFIG;
+    if ((e = fti_topology_build(&ctx->topo, &ctx->cfg, comm)) != FTI_E_OK)
+        return e; /* its checks agree by construction: same numbers on every rank */
+    fti_log_setup(ctx->topo.is_head ? -1 - ctx->topo.node : ctx->topo.app_rank, ctx->cfg.verbosity);
+    fti_layout_init(&ctx->dirs, &ctx->cfg);
+    e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
+    if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
+        return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "directories could not be created on another rank");
+    if ((e = fti_registry_init(&ctx->reg)) != FTI_E_OK)
+        return e;
+    fti_schedule_init(&ctx->sched, &ctx->cfg);
+    ctx->rec.var_fd = -1;
+    return FTI_E_OK;
+}
+
+int FTI_Init(const char *configFile, MPI_Comm globalComm)
+{
+    fti_ctx *ctx = &the_ctx;
+    int mpi_up = 0;
+    MPI_Initialized(&mpi_up);
+    if (!mpi_up) {
+        fti_fail(FTI_E_STATE, "FTI_Init called before MPI_Init");
+        return FTI_NSCS;
+    }
+    if (ctx->state == FTI_ST_READY) {
+        fti_fail(FTI_E_STATE, "FTI_Init called twice without FTI_Finalize");
+        return FTI_NSCS;
+    }
+    memset(ctx, 0, sizeof *ctx);
+    int rank;
+    MPI_Comm_rank(globalComm, &rank);
+    fti_log_setup(rank, FTI_LOG_INFO);
+    fti_clear_error();
+
+    fti_err e = init_steps(ctx, configFile, globalComm);
+    if (e == FTI_E_OK)
+        e = fti_post_init(ctx);
+    if (e != FTI_E_OK) {
+        release(ctx);
+        return to_code(e);
+    }
+    FTI_COMM_WORLD = ctx->topo.app;
+    ctx->state = FTI_ST_READY;
+    if (ctx->topo.is_head)
+        return fti_post_serve_head(ctx);
+
+    e = fti_recover_prepare(ctx);
+    if (e != FTI_E_OK) {
+        /* Leave the library unusable so no new checkpoint can shadow the old ones. */
+        ctx->state = FTI_ST_UNINIT;
+        release(ctx);
+        return to_code(e);
+    }
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
+                FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
+                ctx->rec.pending ? "restart" : "fresh start");
+    return FTI_SCES;
+}
+
+int FTI_Finalize(void)
+{
+    fti_ctx *ctx = ready("FTI_Finalize");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_err e = fti_post_wait(ctx);
+    if (e == FTI_E_OK && !ctx->cfg.keep_last_ckpt)
+        e = fti_remove_checkpoints(ctx);
+    release(ctx);
+    ctx->state = FTI_ST_FINALIZED;
+    return to_code(e);
+}
+
+int FTI_Status(void)
+{
+    return the_ctx.state == FTI_ST_READY && the_ctx.rec.pending ? 1 : 0;
+}
+
+/* ---- registration ---------------------------------------------------------- */
+
+int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
+{
+    fti_ctx *ctx = ready("FTI_Protect");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return to_code(fti_registry_protect(&ctx->reg, id, ptr, count, tid));
+}
+
+int FTI_InitType(fti_id_t *type, int size)
+{
+    fti_ctx *ctx = ready("FTI_InitType");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    if (type == NULL || size <= 0) {
+        fti_fail(FTI_E_ARG, "FTI_InitType: type pointer is NULL or size %d is not positive", size);
+        return FTI_NSCS;
+    }
+    return to_code(fti_registry_new_type(&ctx->reg, (size_t)size, "opaque", 0, type));
+}
+
+fti_id_t FTI_InitCompositeType(const char *name, size_t size, FTIT_H5Group *h5g)
+{
+    (void)h5g;
+    fti_ctx *ctx = ready("FTI_InitCompositeType");
+    int id;
+    if (ctx == NULL || fti_registry_new_type(&ctx->reg, size, name, 1, &id) != FTI_E_OK)
+        return FTI_NSCS;
+    return id;
+}
+
+int FTI_AddScalarField(fti_id_t id, const char *name, fti_id_t fid, int64_t offset)
+{
+    fti_ctx *ctx = ready("FTI_AddScalarField");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return to_code(fti_registry_add_field(&ctx->reg, id, name, fid, offset, 0, NULL));
+}
+
+int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int64_t offset, int ndims,
+                       int64_t *dims)
+{
+    fti_ctx *ctx = ready("FTI_AddVectorField");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return to_code(fti_registry_add_field(&ctx->reg, id, name, tid, offset, ndims, dims));
+}
+
+int FTI_setIDFromString(const char *name)
+{
+    fti_ctx *ctx = ready("FTI_setIDFromString");
+    int id;
+    if (ctx == NULL || fti_registry_set_name(&ctx->reg, name, &id) != FTI_E_OK)
+        return FTI_NSCS;
+    return id;
+}
+
+int FTI_getIDFromString(const char *name)
+{
+    fti_ctx *ctx = ready("FTI_getIDFromString");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return fti_registry_get_name(&ctx->reg, name);
+}
+
+/* ---- checkpoint -------------------------------------------------------------- */
+
+/* Level 8 (L4 differential) is stored as a full L4 checkpoint. */
+static fti_err check_level(const char *fn, int *level)
+{
+    if (*level == 8)
+        *level = 4;
+    if (*level < 1 || *level > 4)
+        return fti_fail(FTI_E_ARG, "%s: level %d is not one of 1, 2, 3, 4 (or 8)", fn, *level);
+    if (*level > 1 && fti_level(*level) == NULL)
+        return fti_fail(FTI_E_UNSUPPORTED, "%s: level %d is not available in this build", fn, *level);
+    return FTI_E_OK;
+}
+
+int FTI_Checkpoint(int id, int level)
+{
+    fti_ctx *ctx = ready("FTI_Checkpoint");
+    if (ctx == NULL || check_level("FTI_Checkpoint", &level) != FTI_E_OK)
+        return FTI_NSCS;
+    if (ctx->icp_active) {
+        fti_fail(FTI_E_STATE, "FTI_Checkpoint called inside FTI_InitICP..FTI_FinalizeICP");
+        return FTI_NSCS;
+    }
+    fti_err e = fti_checkpoint_take(ctx, id, level);
+    if (e == FTI_E_OK)
+        fti_schedule_taken(&ctx->sched, level);
+    return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
+}
+
+int FTI_Snapshot(void)
+{
+    fti_ctx *ctx = ready("FTI_Snapshot");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    if (ctx->rec.pending)
+        return to_code(fti_recover_all(ctx));
+    fti_err e = fti_post_poll(ctx);
+    int level = fti_schedule_tick(&ctx->sched, ctx->topo.app);
+    if (level == 0)
+        return to_code(e);
+    if (check_level("FTI_Snapshot", &level) != FTI_E_OK)
+        return FTI_NSCS;
+    e = fti_checkpoint_take(ctx, (int64_t)(ctx->meta.last_seq + 1), level);
+    fti_schedule_taken(&ctx->sched, level);
+    return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
+}
+
+int FTI_InitICP(int id, int level, bool activate)
+{
+    fti_ctx *ctx = ready("FTI_InitICP");
+    if (ctx == NULL || check_level("FTI_InitICP", &level) != FTI_E_OK)
+        return FTI_NSCS;
+    if (!activate)
+        return FTI_SCES;
+    if (ctx->icp_active) {
+        fti_fail(FTI_E_STATE, "FTI_InitICP called twice without FTI_FinalizeICP");
+        return FTI_NSCS;
+    }
+    ctx->icp_active = 1;
+    ctx->icp_id = id;
+    ctx->icp_level = level;
+    return FTI_SCES;
+}
+
+int FTI_AddVarICP(int varID)
+{
+    fti_ctx *ctx = ready("FTI_AddVarICP");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    if (!ctx->icp_active) {
+        fti_fail(FTI_E_STATE, "FTI_AddVarICP(%d) called outside FTI_InitICP..FTI_FinalizeICP", varID);
+        return FTI_NSCS;
+    }
+    if (fti_registry_find(&ctx->reg, varID) == NULL) {
+        fti_fail(FTI_E_ARG, "FTI_AddVarICP: variable %d is not protected", varID);
+        return FTI_NSCS;
+    }
+    return FTI_SCES;
+}
+
+/* The checkpoint is written as a whole at FinalizeICP: every protected
+ * variable's state at that point, which is what recovery restores. */
+int FTI_FinalizeICP(void)
+{
+    fti_ctx *ctx = ready("FTI_FinalizeICP");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    if (!ctx->icp_active)
+        return FTI_SCES; /* FTI_InitICP(.., false): nothing to do */
+    ctx->icp_active = 0;
+    fti_err e = fti_checkpoint_take(ctx, ctx->icp_id, ctx->icp_level);
+    if (e == FTI_E_OK)
+        fti_schedule_taken(&ctx->sched, ctx->icp_level);
+    return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
+}
+
+/* ---- recovery ---------------------------------------------------------------- */
+
+int FTI_Recover(void)
+{
+    fti_ctx *ctx = ready("FTI_Recover");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return to_code(fti_recover_all(ctx));
+}
+
+int FTI_RecoverVarInit(void)
+{
+    fti_ctx *ctx = ready("FTI_RecoverVarInit");
+    return ctx ? to_code(fti_recover_var_open(ctx)) : FTI_NSCS;
+}
+
+int FTI_RecoverVar(int id)
+{
+    fti_ctx *ctx = ready("FTI_RecoverVar");
+    return ctx ? to_code(fti_recover_var(ctx, id)) : FTI_NSCS;
+}
+
+int FTI_RecoverVarFinalize(void)
+{
+    fti_ctx *ctx = ready("FTI_RecoverVarFinalize");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_recover_var_close(ctx);
+    ctx->rec.pending = 0;
+    return FTI_SCES;
+}
+
+int64_t FTI_GetStoredSize(int id)
+{
+    fti_ctx *ctx = ready("FTI_GetStoredSize");
+    if (ctx == NULL || !ctx->rec.available)
+        return 0;
+    const fti_file_entry *e = fti_file_find(&ctx->rec.hdr, id);
+    return e ? (int64_t)e->nbytes : 0;
+}
+
+void *FTI_Realloc(int id, void *ptr)
+{
+    fti_ctx *ctx = ready("FTI_Realloc");
+    if (ctx == NULL)
+        return NULL;
+    const fti_file_entry *e = ctx->rec.available ? fti_file_find(&ctx->rec.hdr, id) : NULL;
+    fti_var *v = fti_registry_find(&ctx->reg, id);
+    if (e == NULL || v == NULL) {
+        fti_fail(FTI_E_ARG, "FTI_Realloc: variable %d is %s", id,
+                 v == NULL ? "not protected" : "not in the recovered checkpoint");
+        return NULL;
+    }
+    if (v->dev != NULL) {
+        fti_fail(FTI_E_ARG, "FTI_Realloc: variable %d is device memory; reallocate it yourself "
+                 "to FTI_GetStoredSize bytes and protect it again", id);
+        return NULL;
+    }
+    void *p = realloc(ptr, e->nbytes ? e->nbytes : 1);
+    if (p == NULL) {
+        fti_fail(FTI_E_NOMEM, "FTI_Realloc: variable %d: cannot allocate %llu bytes", id,
+                 (unsigned long long)e->nbytes);
+        return NULL;
+    }
+    if (fti_registry_protect(&ctx->reg, id, p, (int64_t)(e->nbytes / v->elem_size), v->type) != FTI_E_OK)
+        return NULL;
+    return p;
+}
+
+/* ---- testing aid ------------------------------------------------------------- */
+
+int FTI_BitFlip(int datasetID)
+{
+    fti_ctx *ctx = ready("FTI_BitFlip");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_var *v = fti_registry_find(&ctx->reg, datasetID);
+    if (v == NULL || v->dev != NULL || fti_var_bytes(v) == 0) {
+        fti_fail(FTI_E_ARG, "FTI_BitFlip: variable %d is not a non-empty host variable", datasetID);
+        return FTI_NSCS;
+    }
+    ((unsigned char *)v->ptr)[0] ^= 1;
+    return FTI_SCES;
+}
+
+/* ---- staging ------------------------------------------------------------------ */
+
+int FTI_GetStageDir(char *stageDir, int maxLen)
+{
+    fti_ctx *ctx = ready("FTI_GetStageDir");
+    return ctx ? to_code(fti_staging_dir(ctx, stageDir, maxLen)) : FTI_NSCS;
+}
+
+int FTI_GetStageStatus(int ID)
+{
+    fti_ctx *ctx = ready("FTI_GetStageStatus");
+    return ctx ? fti_staging_status(ctx, ID) : FTI_SI_FAIL;
+}
+
+int FTI_SendFile(const char *lpath, const char *rpath)
+{
+    fti_ctx *ctx = ready("FTI_SendFile");
+    return ctx ? fti_staging_send(ctx, lpath, rpath) : FTI_NSCS;
+}
+
+/* ---- HDF5 datasets ----------------------------------------------------------- */
+
+static int no_hdf5(const char *fn)
+{
+    fti_fail(FTI_E_UNSUPPORTED, "%s: HDF5 datasets (ckpt_io = 5) are not supported by this build; "
+             "protected variables are checkpointed in our own format", fn);
+    return FTI_NSCS;
+}
+
+int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent)
+{
+    (void)h5group, (void)name, (void)parent;
+    return no_hdf5("FTI_InitGroup");
+}
+
+int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
+{
+    (void)h5group, (void)name;
+    return no_hdf5("FTI_RenameGroup");
+}
+
+int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name, FTIT_H5Group *h5group)
+{
+    (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group;
+    return no_hdf5("FTI_DefineDataset");
+}
+
+int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
+                            FTIT_H5Group *h5group, fti_id_t tid)
+{
+    (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group, (void)tid;
+    return no_hdf5("FTI_DefineGlobalDataset");
+}
+
+int FTI_AddSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did)
+{
+    (void)id, (void)rank, (void)offset, (void)count, (void)did;
+    return no_hdf5("FTI_AddSubset");
+}
+
+int FTI_RecoverDatasetDimension(int did)
+{
+    (void)did;
+    return no_hdf5("FTI_RecoverDatasetDimension");
+}
+
+FTIT_hsize_t *FTI_GetDatasetSpan(int did, int rank)
+{
+    (void)did, (void)rank;
+    no_hdf5("FTI_GetDatasetSpan");
+    return NULL;
+}
+
+int FTI_GetDatasetRank(int did)
+{
+    (void)did;
+    return no_hdf5("FTI_GetDatasetRank");
+}
+
+int FTI_UpdateGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength)
+{
+    (void)id, (void)rank, (void)dimLength;
+    return no_hdf5("FTI_UpdateGlobalDataset");
+}
+
+int FTI_UpdateSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did)
+{
+    (void)id, (void)rank, (void)offset, (void)count, (void)did;
+    return no_hdf5("FTI_UpdateSubset");
+}

@@ -1,0 +1,127 @@
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "fault.h"
+#include "levels/levels.h"
+#include "log.h"
+#include "post.h"
+
+double fti_now(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
+
+int fti_all_ok(MPI_Comm comm, int ok)
+{
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
+}
+
+fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
+{
+    int ok = 1;
+    fti_fault_phase("before_commit", NULL);
+    if (ctx->topo.app_rank == 0) {
+        fti_meta next = ctx->meta;
+        fti_meta_commit(&next, c);
+        ok = fti_meta_store(ctx->dirs.commit, &next) == FTI_E_OK;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
+    if (!ok)
+        return fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) not committed: rank 0 could not "
+                        "write the commit record %s", (unsigned long long)c->seq, c->level,
+                        ctx->dirs.commit);
+    fti_meta_commit(&ctx->meta, c);
+    fti_fault_phase("after_commit", NULL);
+    return FTI_E_OK;
+}
+
+/* The slot a new checkpoint of `level` goes to: never the committed one. */
+static int next_slot(const fti_meta *m, int level)
+{
+    return m->cur[level].valid ? 1 - m->cur[level].slot : 0;
+}
+
+static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    char path[FTI_PATH_MAX];
+    fti_file_header hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.seq = c->seq;
+    hdr.ckpt_id = c->id;
+    hdr.level = (uint32_t)c->level;
+    hdr.rank = (uint32_t)ctx->topo.app_rank;
+    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
+    fti_err e = fti_file_write(path, &ctx->reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize);
+    if (e == FTI_E_OK) {
+        *bytes = hdr.file_size;
+        fti_file_header_free(&hdr);
+        fti_fault_phase("after_local_write", path);
+    }
+    return e;
+}
+
+static void log_summary(fti_ctx *ctx, const fti_commit *c, double secs, const char *how)
+{
+    if (ctx->topo.app_rank != 0)
+        return;
+    double mib = (double)c->bytes / (1 << 20);
+    fti_log(FTI_LOG_INFO, "checkpoint #%llu (id %lld) level %d %s: %.1f MiB in %.3f s (%.2f GB/s)",
+            (unsigned long long)c->seq, (long long)c->id, c->level, how, mib, secs,
+            secs > 0 ? (double)c->bytes / secs / 1e9 : 0.0);
+}
+
+fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
+{
+    /* The previous asynchronous post-processing must end (and commit) first. */
+    fti_err e = fti_post_wait(ctx);
+    if (e != FTI_E_OK)
+        fti_log(FTI_LOG_WARN, "previous asynchronous checkpoint was not committed; the last "
+                "committed one is still checkpoint #%llu", (unsigned long long)ctx->meta.last_seq);
+
+    double t0 = fti_now();
+    fti_commit c;
+    memset(&c, 0, sizeof c);
+    c.level = level;
+    c.seq = ctx->meta.last_seq + 1;
+    c.id = id;
+    c.slot = next_slot(&ctx->meta, level);
+    c.nranks = ctx->topo.app_size;
+    c.time = t0;
+    c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
+    c.io = level == 4 ? ctx->cfg.ckpt_io : 0;
+
+    uint64_t mine = 0;
+    e = write_local(ctx, &c, &mine);
+    MPI_Allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
+    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "
+                                            "rank; the last committed checkpoint is kept",
+                                            (unsigned long long)c.seq, level);
+    if (level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
+        e = fti_post_start(ctx, &c);
+        log_summary(ctx, &c, fti_now() - t0, "written, post-processing in background");
+        ctx->ckpt_count++;
+        return e;
+    }
+    if (level > 1) {
+        fti_fault_phase(level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush", NULL);
+        e = fti_level(level)->post(ctx, &c);
+    }
+    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "
+                                            "rank; the last committed checkpoint is kept",
+                                            (unsigned long long)c.seq, level);
+    e = fti_checkpoint_commit(ctx, &c);
+    if (e == FTI_E_OK) {
+        ctx->ckpt_count++;
+        log_summary(ctx, &c, fti_now() - t0, "committed");
+    }
+    return e;
+}

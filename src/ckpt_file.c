@@ -1,0 +1,424 @@
+#include "ckpt_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "fio.h"
+#include "integrity.h"
+#include "log.h"
+
+#define CHUNK (1u << 20) /* hashed then written while still in cache */
+#define MAX_VARS (1u << 20)
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t align_up(uint64_t x)
+{
+    return (x + FTI_FILE_ALIGN - 1) & ~(uint64_t)(FTI_FILE_ALIGN - 1);
+}
+
+static uint64_t table_end(uint32_t nvars)
+{
+    return FTI_FILE_FIXED_HEADER + (uint64_t)nvars * FTI_FILE_ENTRY_SIZE;
+}
+
+uint64_t fti_file_header_size(uint32_t nvars)
+{
+    return align_up(table_end(nvars) + 8);
+}
+
+void fti_file_header_encode(const fti_file_header *hdr, unsigned char *buf)
+{
+    uint64_t size = fti_file_header_size(hdr->nvars);
+    memset(buf, 0, size);
+    memcpy(buf, FTI_FILE_MAGIC, 8);
+    put32(buf + 8, hdr->version);
+    put32(buf + 12, hdr->kind);
+    put64(buf + 16, hdr->seq);
+    put64(buf + 24, (uint64_t)hdr->ckpt_id);
+    put32(buf + 32, hdr->level);
+    put32(buf + 36, hdr->rank);
+    put32(buf + 40, hdr->nvars);
+    put32(buf + 44, FTI_FILE_ENTRY_SIZE);
+    put64(buf + 48, hdr->data_offset);
+    put64(buf + 56, hdr->file_size);
+    put64(buf + 64, hdr->payload_checksum);
+    for (uint32_t i = 0; i < hdr->nvars; i++) {
+        unsigned char *e = buf + FTI_FILE_FIXED_HEADER + (size_t)i * FTI_FILE_ENTRY_SIZE;
+        const fti_file_entry *v = &hdr->vars[i];
+        put32(e, (uint32_t)v->id);
+        put32(e + 4, (uint32_t)v->type);
+        put64(e + 8, v->elem_size);
+        put64(e + 16, v->count);
+        put64(e + 24, v->offset);
+        put64(e + 32, v->nbytes);
+        put64(e + 40, v->checksum);
+        memcpy(e + 48, v->name, FTI_NAME_LEN);
+    }
+    uint64_t end = table_end(hdr->nvars);
+    put64(buf + end, fti_hash_buffer(buf, end));
+}
+
+/* Checks the fixed part (magic, version, table size) of a header. */
+static fti_err decode_fixed(const unsigned char *buf, size_t n, const char *path, uint32_t *nvars)
+{
+    if (n < FTI_FILE_FIXED_HEADER)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated header (%zu bytes)", path, n);
+    if (memcmp(buf, FTI_FILE_MAGIC, 8) != 0)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: bad magic (not a checkpoint file)", path);
+    uint32_t version = get32(buf + 8);
+    if (version != FTI_FILE_VERSION)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: format version %u, this library reads "
+                        "version %u", path, version, FTI_FILE_VERSION);
+    *nvars = get32(buf + 40);
+    if (*nvars > MAX_VARS || get32(buf + 44) != FTI_FILE_ENTRY_SIZE)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: corrupt header (variable table)", path);
+    return FTI_E_OK;
+}
+
+/* Checks that every variable lies inside the file, in order, aligned. */
+static fti_err check_layout(const fti_file_header *h, const char *path)
+{
+    uint64_t pos = h->data_offset;
+    for (uint32_t i = 0; i < h->nvars; i++) {
+        const fti_file_entry *e = &h->vars[i];
+        if (e->offset < pos || e->offset % FTI_FILE_ALIGN != 0 ||
+            (e->elem_size && e->count > UINT64_MAX / e->elem_size) ||
+            e->nbytes != e->elem_size * e->count || e->nbytes > h->file_size - e->offset ||
+            e->offset > h->file_size)
+            return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d has an impossible "
+                            "layout (offset %llu, %llu bytes)", path, e->id,
+                            (unsigned long long)e->offset, (unsigned long long)e->nbytes);
+        pos = e->offset + e->nbytes;
+    }
+    return FTI_E_OK;
+}
+
+fti_err fti_file_header_decode(const unsigned char *buf, size_t n, const char *path,
+                               fti_file_header *hdr)
+{
+    uint32_t nvars;
+    memset(hdr, 0, sizeof *hdr);
+    fti_err e = decode_fixed(buf, n, path, &nvars);
+    if (e != FTI_E_OK)
+        return e;
+    uint64_t end = table_end(nvars);
+    if (n < end + 8)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated header", path);
+    if (get64(buf + end) != fti_hash_buffer(buf, end))
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: header checksum mismatch", path);
+    hdr->version = get32(buf + 8);
+    hdr->kind = get32(buf + 12);
+    hdr->seq = get64(buf + 16);
+    hdr->ckpt_id = (int64_t)get64(buf + 24);
+    hdr->level = get32(buf + 32);
+    hdr->rank = get32(buf + 36);
+    hdr->nvars = nvars;
+    hdr->data_offset = get64(buf + 48);
+    hdr->file_size = get64(buf + 56);
+    hdr->payload_checksum = get64(buf + 64);
+    hdr->vars = calloc(nvars ? nvars : 1, sizeof *hdr->vars);
+    if (hdr->vars == NULL)
+        return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+    for (uint32_t i = 0; i < nvars; i++) {
+        const unsigned char *p = buf + FTI_FILE_FIXED_HEADER + (size_t)i * FTI_FILE_ENTRY_SIZE;
+        fti_file_entry *v = &hdr->vars[i];
+        v->id = (int32_t)get32(p);
+        v->type = (int32_t)get32(p + 4);
+        v->elem_size = get64(p + 8);
+        v->count = get64(p + 16);
+        v->offset = get64(p + 24);
+        v->nbytes = get64(p + 32);
+        v->checksum = get64(p + 40);
+        memcpy(v->name, p + 48, FTI_NAME_LEN);
+        v->name[FTI_NAME_LEN - 1] = '\0';
+    }
+    if (hdr->data_offset != fti_file_header_size(nvars) || hdr->file_size < hdr->data_offset) {
+        fti_file_header_free(hdr);
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: corrupt header (sizes)", path);
+    }
+    if ((e = check_layout(hdr, path)) != FTI_E_OK)
+        fti_file_header_free(hdr);
+    return e;
+}
+
+void fti_file_header_free(fti_file_header *hdr)
+{
+    free(hdr->vars);
+    hdr->vars = NULL;
+}
+
+const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id)
+{
+    for (uint32_t i = 0; i < hdr->nvars; i++)
+        if (hdr->vars[i].id == id)
+            return &hdr->vars[i];
+    return NULL;
+}
+
+/* Host memory: hash a chunk, then write it while it is still in cache. */
+static int write_host(int fd, const char *src, uint64_t n, off_t off, fti_hash *h)
+{
+    for (uint64_t done = 0; done < n;) {
+        size_t len = (size_t)(n - done < CHUNK ? n - done : CHUNK);
+        fti_hash_update(h, src + done, len);
+        if (fti_pwrite_full(fd, src + done, len, off + (off_t)done) != 0)
+            return -1;
+        done += len;
+    }
+    return 0;
+}
+
+static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_entry *e,
+                         size_t gpu_bufsize)
+{
+    fti_hash h;
+    if (fti_hash_init(&h) != 0)
+        return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+    fti_err rc = FTI_E_OK;
+    if (v->dev == NULL) {
+        if (write_host(fd, v->ptr, e->nbytes, (off_t)e->offset, &h) != 0)
+            rc = fti_fail(FTI_E_IO, "checkpoint file %s: writing variable %d (%llu bytes): %s",
+                          path, v->id, (unsigned long long)e->nbytes, strerror(errno));
+    } else {
+        char err[256] = "";
+        if (fti_capture_to_file(v->dev, v->ptr, e->nbytes, fd, (off_t)e->offset, gpu_bufsize, &h,
+                                err, sizeof err) != 0)
+            rc = fti_fail(v->dev->to_host ? FTI_E_DEVICE : FTI_E_IO,
+                          "checkpoint file %s: capturing device variable %d from %s: %s", path,
+                          v->id, v->dev->name, err);
+    }
+    e->checksum = fti_hash_final(&h);
+    fti_hash_free(&h);
+    return rc;
+}
+
+/* Fills the table from the registry: ids, sizes and aligned offsets. */
+static fti_err plan_table(const fti_registry *reg, fti_file_header *hdr)
+{
+    hdr->nvars = (uint32_t)reg->nvars;
+    hdr->vars = calloc(reg->nvars ? (size_t)reg->nvars : 1, sizeof *hdr->vars);
+    if (hdr->vars == NULL)
+        return fti_fail(FTI_E_NOMEM, "checkpoint: out of memory for the variable table");
+    hdr->data_offset = fti_file_header_size(hdr->nvars);
+    uint64_t pos = hdr->data_offset;
+    for (int i = 0; i < reg->nvars; i++) {
+        const fti_var *v = &reg->vars[i];
+        fti_file_entry *e = &hdr->vars[i];
+        e->id = v->id;
+        e->type = v->type;
+        e->elem_size = v->elem_size;
+        e->count = (uint64_t)v->count;
+        e->nbytes = fti_var_bytes(v);
+        e->offset = align_up(pos);
+        memcpy(e->name, v->name, FTI_NAME_LEN);
+        pos = e->offset + e->nbytes;
+    }
+    hdr->file_size = pos;
+    return FTI_E_OK;
+}
+
+/* Zeroes the alignment gaps so a file's bytes depend only on its data. */
+static int write_padding(int fd, const fti_file_header *hdr)
+{
+    static const char zeros[FTI_FILE_ALIGN];
+    for (uint32_t i = 0; i + 1 < hdr->nvars; i++) {
+        uint64_t end = hdr->vars[i].offset + hdr->vars[i].nbytes;
+        uint64_t gap = hdr->vars[i + 1].offset - end;
+        if (gap && fti_pwrite_full(fd, zeros, (size_t)gap, (off_t)end) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+fti_err fti_file_write(const char *path, const fti_registry *reg, fti_file_header *hdr,
+                       size_t gpu_bufsize)
+{
+    hdr->version = FTI_FILE_VERSION;
+    hdr->kind = FTI_KIND_DATA;
+    fti_err rc = plan_table(reg, hdr);
+    if (rc != FTI_E_OK)
+        return rc;
+    /* No O_TRUNC: overwriting the slot's old file in place is ~3x faster on tmpfs. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
+    if (fd < 0) {
+        rc = fti_fail(FTI_E_IO, "checkpoint file %s: cannot open for writing: %s", path,
+                      strerror(errno));
+        goto out;
+    }
+    for (uint32_t i = 0; i < hdr->nvars && rc == FTI_E_OK; i++)
+        rc = write_var(fd, path, &reg->vars[i], &hdr->vars[i], gpu_bufsize);
+    if (rc == FTI_E_OK && (write_padding(fd, hdr) != 0 || ftruncate(fd, (off_t)hdr->file_size) != 0))
+        rc = fti_fail(FTI_E_IO, "checkpoint file %s: %s", path, strerror(errno));
+    if (rc == FTI_E_OK) {
+        unsigned char *buf = malloc(hdr->data_offset);
+        if (buf == NULL) {
+            rc = fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+        } else {
+            fti_file_header_encode(hdr, buf);
+            if (fti_pwrite_full(fd, buf, hdr->data_offset, 0) != 0 || fti_fsync(fd) != 0)
+                rc = fti_fail(FTI_E_IO, "checkpoint file %s: writing header: %s", path,
+                              strerror(errno));
+            free(buf);
+        }
+    }
+    if (close(fd) != 0 && rc == FTI_E_OK)
+        rc = fti_fail(FTI_E_IO, "checkpoint file %s: close: %s", path, strerror(errno));
+out:
+    if (rc != FTI_E_OK)
+        fti_file_header_free(hdr);
+    return rc;
+}
+
+fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr)
+{
+    unsigned char fixed[FTI_FILE_FIXED_HEADER];
+    struct stat st;
+    uint32_t nvars;
+    if (fstat(fd, &st) != 0)
+        return fti_fail(FTI_E_IO, "checkpoint file %s: %s", path, strerror(errno));
+    if ((uint64_t)st.st_size < FTI_FILE_FIXED_HEADER ||
+        fti_pread_full(fd, fixed, sizeof fixed, 0) != 0)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated (%lld bytes)", path,
+                        (long long)st.st_size);
+    fti_err e = decode_fixed(fixed, sizeof fixed, path, &nvars);
+    if (e != FTI_E_OK)
+        return e;
+    uint64_t hsize = fti_file_header_size(nvars);
+    if ((uint64_t)st.st_size < hsize)
+        return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated in its header", path);
+    unsigned char *buf = malloc(hsize);
+    if (buf == NULL)
+        return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+    if (fti_pread_full(fd, buf, hsize, 0) != 0)
+        e = fti_fail(FTI_E_IO, "checkpoint file %s: %s", path, strerror(errno));
+    else
+        e = fti_file_header_decode(buf, hsize, path, hdr);
+    free(buf);
+    if (e == FTI_E_OK && (uint64_t)st.st_size != hdr->file_size) {
+        e = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: %lld bytes, header says %llu (truncated "
+                     "or extended)", path, (long long)st.st_size, (unsigned long long)hdr->file_size);
+        fti_file_header_free(hdr);
+    }
+    return e;
+}
+
+/* Hashes n bytes of the file at off through a scratch buffer. */
+static int hash_range(int fd, uint64_t off, uint64_t n, char *buf, uint64_t *sum)
+{
+    fti_hash h;
+    if (fti_hash_init(&h) != 0)
+        return -1;
+    int rc = 0;
+    for (uint64_t done = 0; done < n && rc == 0;) {
+        size_t len = (size_t)(n - done < CHUNK ? n - done : CHUNK);
+        rc = fti_pread_full(fd, buf, len, (off_t)(off + done));
+        fti_hash_update(&h, buf, len);
+        done += len;
+    }
+    *sum = fti_hash_final(&h);
+    fti_hash_free(&h);
+    return rc;
+}
+
+static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr)
+{
+    char *buf = malloc(CHUNK);
+    if (buf == NULL)
+        return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+    fti_err e = FTI_E_OK;
+    for (uint32_t i = 0; i < hdr->nvars && e == FTI_E_OK; i++) {
+        const fti_file_entry *v = &hdr->vars[i];
+        uint64_t sum;
+        if (hash_range(fd, v->offset, v->nbytes, buf, &sum) != 0)
+            e = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path, v->id,
+                         strerror(errno));
+        else if (sum != v->checksum)
+            e = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch "
+                         "(corrupt data)", path, v->id);
+    }
+    free(buf);
+    return e;
+}
+
+fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "checkpoint file %s: %s", path,
+                        strerror(errno));
+    fti_err e = fti_file_read_header(fd, path, hdr);
+    if (e == FTI_E_OK && expect_seq != 0 && hdr->seq != expect_seq)
+        e = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: holds checkpoint #%llu, expected #%llu "
+                     "(stale file)", path, (unsigned long long)hdr->seq,
+                     (unsigned long long)expect_seq);
+    if (e == FTI_E_OK && full)
+        e = verify_data(fd, path, hdr);
+    if (e != FTI_E_OK && hdr->vars)
+        fti_file_header_free(hdr);
+    close(fd);
+    return e;
+}
+
+fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, const fti_var *var,
+                          size_t gpu_bufsize)
+{
+    fti_hash h;
+    if (fti_hash_init(&h) != 0)
+        return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+    fti_err rc = FTI_E_OK;
+    if (var->dev == NULL) {
+        char *dst = var->ptr;
+        for (uint64_t done = 0; done < e->nbytes && rc == FTI_E_OK;) {
+            size_t len = (size_t)(e->nbytes - done < CHUNK ? e->nbytes - done : CHUNK);
+            if (fti_pread_full(fd, dst + done, len, (off_t)(e->offset + done)) != 0)
+                rc = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path,
+                              var->id, strerror(errno));
+            else
+                fti_hash_update(&h, dst + done, len);
+            done += len;
+        }
+    } else {
+        char err[256] = "";
+        if (fti_capture_from_file(var->dev, var->ptr, e->nbytes, fd, (off_t)e->offset, gpu_bufsize,
+                                  &h, err, sizeof err) != 0)
+            rc = fti_fail(FTI_E_DEVICE, "checkpoint file %s: restoring device variable %d to %s: %s",
+                          path, var->id, var->dev->name, err);
+    }
+    if (rc == FTI_E_OK && fti_hash_final(&h) != e->checksum)
+        rc = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch on "
+                      "restore", path, var->id);
+    fti_hash_free(&h);
+    return rc;
+}

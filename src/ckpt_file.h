@@ -1,0 +1,82 @@
+/*
+ * ckpt_file.h - the checkpoint file format (docs/FORMAT.md): a header with a
+ * variable table and per-variable checksums, then each variable's data at a
+ * 4 KiB-aligned offset. Writing goes straight from the user buffers (or the
+ * device capture pipeline), hashing each chunk while it is hot.
+ */
+#ifndef FTI_CKPT_FILE_H
+#define FTI_CKPT_FILE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "registry.h"
+
+#define FTI_FILE_MAGIC "FTICKPT\0"
+#define FTI_FILE_VERSION 1
+#define FTI_FILE_ALIGN 4096
+#define FTI_FILE_FIXED_HEADER 128
+#define FTI_FILE_ENTRY_SIZE 96
+
+typedef enum { FTI_KIND_DATA = 1, FTI_KIND_PARITY = 2 } fti_file_kind;
+
+typedef struct fti_file_entry {
+    int32_t id;
+    int32_t type;
+    uint64_t elem_size;
+    uint64_t count;
+    uint64_t offset;   /* of the data in the file */
+    uint64_t nbytes;   /* elem_size * count */
+    uint64_t checksum; /* XXH3-64 of the nbytes */
+    char name[FTI_NAME_LEN];
+} fti_file_entry;
+
+typedef struct fti_file_header {
+    uint32_t version;
+    uint32_t kind;
+    uint64_t seq;      /* library checkpoint sequence number */
+    int64_t ckpt_id;   /* the id the application gave */
+    uint32_t level;
+    uint32_t rank;
+    uint32_t nvars;
+    uint64_t data_offset; /* = header size, 4 KiB aligned */
+    uint64_t file_size;
+    uint64_t payload_checksum; /* parity files: checksum of all data bytes */
+    fti_file_entry *vars;
+} fti_file_header;
+
+/* Size of the header region (fixed part + table + checksum, aligned). */
+uint64_t fti_file_header_size(uint32_t nvars);
+
+/* Writes the protected variables to `path` (created 0600, or overwritten in
+ * place), then the header, then fsync. `hdr` gives seq/ckpt_id/level/rank;
+ * on success its table and sizes are filled (caller frees with
+ * fti_file_header_free). gpu_bufsize: pinned buffer size for device vars. */
+fti_err fti_file_write(const char *path, const fti_registry *reg, fti_file_header *hdr,
+                       size_t gpu_bufsize);
+
+/* Reads and checks the header of `fd` (magic, version, header checksum,
+ * sizes against the file length). `path` is for messages. */
+fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr);
+
+/* Opens path and validates it: header, expected seq (0: any), and when
+ * `full` every data checksum. On success fills *hdr. */
+fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr);
+
+/* Reads entry e of an open file into var (host or device), verifying its
+ * checksum. */
+fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, const fti_var *var,
+                          size_t gpu_bufsize);
+
+const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id);
+void fti_file_header_free(fti_file_header *hdr);
+
+/* Serialises a header (table included) to `buf` (fti_file_header_size
+ * bytes, zero-filled padding) and parses it back; used by the writers of
+ * other file kinds (parity, global copies). */
+void fti_file_header_encode(const fti_file_header *hdr, unsigned char *buf);
+fti_err fti_file_header_decode(const unsigned char *buf, size_t n, const char *path,
+                               fti_file_header *hdr);
+
+#endif /* FTI_CKPT_FILE_H */

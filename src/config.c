@@ -1,0 +1,304 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <iniparser.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+typedef enum { K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_CODEC, K_IGNORED } key_kind;
+
+typedef struct key_spec {
+    const char *section;
+    const char *key;
+    key_kind kind;
+    size_t offset;   /* into fti_config */
+    long long min, max;
+    long long scale; /* K_SIZE: bytes per unit of the value in the file */
+} key_spec;
+
+#define OFF(field) offsetof(fti_config, field)
+#define INTK(sec, key, field, lo, hi) {sec, key, K_INT, OFF(field), lo, hi, 1}
+
+/* Every key the library knows. Our additions are marked (ours). */
+static const key_spec known_keys[] = {
+    INTK("basic", "head", head, 0, 1),
+    INTK("basic", "node_size", node_size, 0, 4096),
+    {"basic", "ckpt_dir", K_PATH, OFF(ckpt_dir), 0, 0, 1},
+    {"basic", "glbl_dir", K_PATH, OFF(glbl_dir), 0, 0, 1},
+    {"basic", "meta_dir", K_PATH, OFF(meta_dir), 0, 0, 1},
+    INTK("basic", "ckpt_l1", ckpt_min[1], 0, INT_MAX),
+    INTK("basic", "ckpt_l2", ckpt_min[2], 0, INT_MAX),
+    INTK("basic", "ckpt_l3", ckpt_min[3], 0, INT_MAX),
+    INTK("basic", "ckpt_l4", ckpt_min[4], 0, INT_MAX),
+    INTK("basic", "inline_l2", inline_l[2], 0, 1),
+    INTK("basic", "inline_l3", inline_l[3], 0, 1),
+    INTK("basic", "inline_l4", inline_l[4], 0, 1),
+    INTK("basic", "keep_last_ckpt", keep_last_ckpt, 0, 1),
+    INTK("basic", "keep_l4_ckpt", keep_l4_ckpt, 0, 1),
+    INTK("basic", "group_size", group_size, 1, 32),
+    INTK("basic", "max_sync_intv", max_sync_intv, 0, INT_MAX),
+    INTK("basic", "ckpt_io", ckpt_io, 1, 5),
+    INTK("basic", "enable_staging", enable_staging, 0, 1),
+    INTK("basic", "enable_dcp", enable_dcp, 0, 1),
+    INTK("basic", "dcp_mode", dcp_mode, 0, 10),
+    INTK("basic", "dcp_block_size", dcp_block_size, 0, INT_MAX),
+    INTK("basic", "verbosity", verbosity, 1, 4),
+    {"basic", "transfer_size", K_SIZE, OFF(transfer_size), 4096, 1LL << 40, 1},
+    {"basic", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
+    /* (ours) intervals in seconds and in iterations, restart policy, L4 codec */
+    INTK("basic", "ckpt_l1_sec", ckpt_sec[1], 0, INT_MAX),
+    INTK("basic", "ckpt_l2_sec", ckpt_sec[2], 0, INT_MAX),
+    INTK("basic", "ckpt_l3_sec", ckpt_sec[3], 0, INT_MAX),
+    INTK("basic", "ckpt_l4_sec", ckpt_sec[4], 0, INT_MAX),
+    INTK("basic", "ckpt_l1_iter", ckpt_iter[1], 0, INT_MAX),
+    INTK("basic", "ckpt_l2_iter", ckpt_iter[2], 0, INT_MAX),
+    INTK("basic", "ckpt_l3_iter", ckpt_iter[3], 0, INT_MAX),
+    INTK("basic", "ckpt_l4_iter", ckpt_iter[4], 0, INT_MAX),
+    {"basic", "restart", K_RESTART, OFF(restart), 0, 0, 1},
+    {"basic", "l4_compression", K_CODEC, OFF(l4_codec), 0, 0, 1},
+    INTK("basic", "l3_parity", l3_parity, 1, 32),
+    {"basic", "metrics_file", K_PATH, OFF(metrics_file), 0, 0, 1},
+    /* [restart] */
+    INTK("restart", "failure", failure, 0, 3),
+    {"restart", "exec_id", K_NAME, OFF(exec_id), 0, 0, 1},
+    /* [advanced] */
+    {"advanced", "block_size", K_SIZE, OFF(block_size), 1, 1LL << 30, 1024},
+    INTK("advanced", "mpi_tag", mpi_tag, 0, 32767),
+    INTK("advanced", "local_test", local_test, 0, 1),
+    /* FTI keys we read but do not use (no warning for them). */
+    {"basic", "ckpt_l4_pending", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "keep_ckpt_on_failure", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "ckpt_level_only", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "h5_single_file_enable", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "h5_single_file_dir", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "h5_single_file_inline", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "enable_icp", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "icp_mode", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "vpr_mode", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "vpr_dir", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "enable_vpr", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "dcp_stack_size", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "dcp_max_size", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "ckpt_type", K_IGNORED, 0, 0, 0, 0},
+    {"advanced", "lustre_stiping_unit", K_IGNORED, 0, 0, 0, 0},
+    {"advanced", "lustre_stiping_factor", K_IGNORED, 0, 0, 0, 0},
+    {"advanced", "lustre_stiping_offset", K_IGNORED, 0, 0, 0, 0},
+};
+#define N_KNOWN (sizeof known_keys / sizeof known_keys[0])
+
+void fti_config_defaults(fti_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int l = 2; l <= 4; l++)
+        cfg->inline_l[l] = 1;
+    cfg->keep_last_ckpt = 0;
+    cfg->group_size = 4;
+    cfg->max_sync_intv = 512;
+    cfg->ckpt_io = 1;
+    cfg->verbosity = 2;
+    cfg->transfer_size = 16 << 20;
+    cfg->gpu_host_bufsize = 32 << 20;
+    cfg->restart = FTI_RESTART_AUTO;
+    cfg->l4_codec = FTI_CODEC_NONE;
+    cfg->block_size = 1 << 20;
+    cfg->mpi_tag = 2612;
+}
+
+/* "section:key" as iniparser spells it. */
+static void full_key(char *out, size_t n, const key_spec *k)
+{
+    snprintf(out, n, "%s:%s", k->section, k->key);
+}
+
+static fti_err parse_integer(const char *file, const key_spec *k, const char *s, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    while (end && isspace((unsigned char)*end))
+        end++;
+    if (errno != 0 || end == s || (end && *end != '\0'))
+        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not an integer", file,
+                        k->section, k->key, s);
+    if (v < k->min || v > k->max)
+        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = %lld is out of range [%lld, %lld]",
+                        file, k->section, k->key, v, k->min, k->max);
+    *out = v;
+    return FTI_E_OK;
+}
+
+/* A name that can be used as one path component: no '/', no '..'. */
+static int safe_name(const char *s)
+{
+    if (s[0] == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+            return 0;
+    return 1;
+}
+
+static fti_err parse_codec(const char *file, const key_spec *k, const char *s, fti_config *cfg)
+{
+    char name[16] = "";
+    int level = -1;
+    if (sscanf(s, "%15[a-z]:%d", name, &level) < 1)
+        name[0] = '\0';
+    if (strcmp(name, "none") == 0 && level < 0) {
+        cfg->l4_codec = FTI_CODEC_NONE;
+    } else if (strcmp(name, "zlib") == 0 && level <= 9) {
+        cfg->l4_codec = FTI_CODEC_ZLIB;
+        cfg->l4_codec_level = level < 0 ? 1 : level;
+    } else if (strcmp(name, "zstd") == 0 && level <= 19) {
+        cfg->l4_codec = FTI_CODEC_ZSTD;
+        cfg->l4_codec_level = level < 0 ? 1 : level;
+    } else {
+        return fti_fail(FTI_E_CONFIG,
+                        "config %s: [%s] %s = '%s' is not one of none, zlib:<0-9>, zstd:<1-19>",
+                        file, k->section, k->key, s);
+    }
+    return FTI_E_OK;
+}
+
+static fti_err parse_value(const char *file, const key_spec *k, const char *s, fti_config *cfg)
+{
+    char *field = (char *)cfg + k->offset;
+    long long v = 0;
+    fti_err e = FTI_E_OK;
+    switch (k->kind) {
+    case K_INT:
+        if ((e = parse_integer(file, k, s, &v)) == FTI_E_OK)
+            *(int *)field = (int)v;
+        return e;
+    case K_SIZE:
+        if ((e = parse_integer(file, k, s, &v)) == FTI_E_OK)
+            *(int64_t *)field = (int64_t)v * k->scale;
+        return e;
+    case K_PATH:
+        if (s[0] == '\0')
+            return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s is empty", file, k->section, k->key);
+        if (strlen(s) >= FTI_PATH_MAX - 128)
+            return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s is too long", file, k->section, k->key);
+        strcpy(field, s);
+        return FTI_E_OK;
+    case K_NAME:
+        if (!safe_name(s) || strlen(s) >= FTI_NAME_MAX)
+            return fti_fail(FTI_E_CONFIG,
+                            "config %s: [%s] %s = '%s' must be letters, digits, '.', '-', '_' "
+                            "(it names a directory)", file, k->section, k->key, s);
+        strcpy(field, s);
+        cfg->exec_id_given = 1;
+        return FTI_E_OK;
+    case K_RESTART:
+        if (strcmp(s, "auto") == 0)
+            cfg->restart = FTI_RESTART_AUTO;
+        else if (strcmp(s, "never") == 0)
+            cfg->restart = FTI_RESTART_NEVER;
+        else if (strcmp(s, "required") == 0)
+            cfg->restart = FTI_RESTART_REQUIRED;
+        else
+            return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not one of auto, never, required",
+                            file, k->section, k->key, s);
+        return FTI_E_OK;
+    case K_CODEC:
+        return parse_codec(file, k, s, cfg);
+    case K_IGNORED:
+        return FTI_E_OK;
+    }
+    return FTI_E_OK;
+}
+
+static const key_spec *find_known(const char *fullkey)
+{
+    char buf[128];
+    for (size_t i = 0; i < N_KNOWN; i++) {
+        full_key(buf, sizeof buf, &known_keys[i]);
+        if (strcmp(buf, fullkey) == 0)
+            return &known_keys[i];
+    }
+    return NULL;
+}
+
+static void warn_unknown_keys(const char *file, dictionary *d)
+{
+    int nsec = iniparser_getnsec(d);
+    for (int s = 0; s < nsec; s++) {
+        const char *sec = iniparser_getsecname(d, s);
+        int nkeys = iniparser_getsecnkeys(d, sec);
+        if (nkeys <= 0)
+            continue;
+        const char **keys = calloc((size_t)nkeys, sizeof *keys);
+        if (keys == NULL)
+            return;
+        if (iniparser_getseckeys(d, sec, keys) != NULL)
+            for (int i = 0; i < nkeys; i++)
+                if (find_known(keys[i]) == NULL)
+                    fti_log(FTI_LOG_WARN, "config %s: unknown key '%s' ignored", file, keys[i]);
+        free(keys);
+    }
+}
+
+/* Cross-key rules that a single key's bounds cannot express. */
+static fti_err check_consistency(fti_config *cfg)
+{
+    if (cfg->ckpt_dir[0] == '\0')
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] ckpt_dir is missing", cfg->file);
+    if (cfg->glbl_dir[0] == '\0')
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] glbl_dir is missing", cfg->file);
+    if (cfg->meta_dir[0] == '\0')
+        {
+        size_t n = strlen(cfg->glbl_dir); /* bounded by the K_PATH length check */
+        memcpy(cfg->meta_dir, cfg->glbl_dir, n);
+        memcpy(cfg->meta_dir + n, "/meta", 6);
+    }
+    if (cfg->ckpt_io == 4 || cfg->ckpt_io == 5)
+        return fti_fail(FTI_E_CONFIG,
+                        "config %s: [basic] ckpt_io = %d (%s) is not supported by this build; "
+                        "use 1 (POSIX) or 2 (MPI-IO)", cfg->file, cfg->ckpt_io,
+                        cfg->ckpt_io == 4 ? "SIONlib" : "HDF5");
+    if (cfg->ckpt_io == 3) {
+        fti_log(FTI_LOG_INFO, "config %s: ckpt_io = 3 (FTI-FF): our file format is already "
+                "self-describing; using POSIX files", cfg->file);
+        cfg->ckpt_io = 1;
+    }
+    if (cfg->l3_parity == 0)
+        cfg->l3_parity = cfg->group_size / 2 > 0 ? cfg->group_size / 2 : 1;
+    if (cfg->max_sync_intv == 0)
+        cfg->max_sync_intv = 512;
+    return FTI_E_OK;
+}
+
+fti_err fti_config_load(fti_config *cfg, const char *path)
+{
+    fti_config_defaults(cfg);
+    if (path == NULL || path[0] == '\0')
+        return fti_fail(FTI_E_CONFIG, "config file name is empty");
+    snprintf(cfg->file, sizeof cfg->file, "%s", path);
+    if (access(path, R_OK) != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
+
+    dictionary *d = iniparser_load(path);
+    if (d == NULL)
+        return fti_fail(FTI_E_CONFIG, "config %s: not a valid INI file", path);
+
+    fti_err e = FTI_E_OK;
+    char fk[128];
+    for (size_t i = 0; i < N_KNOWN && e == FTI_E_OK; i++) {
+        full_key(fk, sizeof fk, &known_keys[i]);
+        const char *s = iniparser_getstring(d, fk, NULL);
+        if (s != NULL)
+            e = parse_value(path, &known_keys[i], s, cfg);
+    }
+    if (e == FTI_E_OK) {
+        warn_unknown_keys(path, d);
+        e = check_consistency(cfg);
+    }
+    iniparser_freedict(d);
+    return e;
+}

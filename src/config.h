@@ -1,0 +1,71 @@
+/*
+ * config.h - the INI config file (FTI's keys plus our documented additions),
+ * parsed with iniparser into one validated struct. Every key is in one table
+ * with its type and bounds; errors name the file, the key and the value.
+ */
+#ifndef FTI_CONFIG_H
+#define FTI_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define FTI_PATH_MAX 4096
+#define FTI_NAME_MAX 256
+
+typedef enum { FTI_RESTART_AUTO, FTI_RESTART_NEVER, FTI_RESTART_REQUIRED } fti_restart_mode;
+typedef enum { FTI_CODEC_NONE, FTI_CODEC_ZLIB, FTI_CODEC_ZSTD } fti_codec;
+
+typedef struct fti_config {
+    char file[FTI_PATH_MAX]; /* the config file as given */
+
+    /* [basic] (FTI keys) */
+    int head;
+    int node_size; /* 0: detect with MPI_Comm_split_type */
+    char ckpt_dir[FTI_PATH_MAX];
+    char glbl_dir[FTI_PATH_MAX];
+    char meta_dir[FTI_PATH_MAX];
+    int ckpt_min[5];  /* [1..4] interval in minutes, 0 = off */
+    int inline_l[5];  /* [2..4] 1: post-processing inline */
+    int keep_last_ckpt;
+    int keep_l4_ckpt;
+    int group_size;
+    int max_sync_intv;
+    int ckpt_io;      /* 1 POSIX, 2 MPI-IO (3 FTI-FF is stored as 1) */
+    int enable_staging;
+    int enable_dcp;
+    int dcp_mode;
+    int dcp_block_size;
+    int verbosity;
+    int64_t transfer_size;
+    int64_t gpu_host_bufsize;
+
+    /* [basic] (our additions, documented in config-templates/) */
+    int ckpt_sec[5];  /* [1..4] interval in seconds */
+    int ckpt_iter[5]; /* [1..4] interval in iterations of FTI_Snapshot */
+    fti_restart_mode restart;
+    fti_codec l4_codec;
+    int l4_codec_level;
+    int l3_parity;    /* m, parity chunks per group; default group_size / 2 */
+    char metrics_file[FTI_PATH_MAX];
+
+    /* [restart] */
+    int failure;
+    char exec_id[FTI_NAME_MAX];
+    int exec_id_given;
+
+    /* [advanced] */
+    int64_t block_size; /* bytes (the key is in KiB, as in FTI) */
+    int mpi_tag;
+    int local_test;
+} fti_config;
+
+/* Loads and validates `path`. On error, returns FTI_E_CONFIG with a message
+ * naming the file and the key (fti_last_error). Warns about unknown keys. */
+fti_err fti_config_load(fti_config *cfg, const char *path);
+
+/* Defaults for every key (used before parsing). */
+void fti_config_defaults(fti_config *cfg);
+
+#endif /* FTI_CONFIG_H */

@@ -1,0 +1,44 @@
+/*
+ * context.h - the one library state struct. Every module works on it; the
+ * public API (api.c) holds the single instance and checks the call order.
+ */
+#ifndef FTI_CONTEXT_H
+#define FTI_CONTEXT_H
+
+#include "ckpt_file.h"
+#include "config.h"
+#include "layout.h"
+#include "meta.h"
+#include "registry.h"
+#include "schedule.h"
+#include "topology.h"
+
+typedef enum { FTI_ST_UNINIT = 0, FTI_ST_READY, FTI_ST_FINALIZED } fti_state;
+
+typedef struct fti_recovery {
+    int pending;           /* restart: a checkpoint is to be restored */
+    int available;         /* a recoverable checkpoint was chosen */
+    fti_commit chosen;
+    fti_file_header hdr;   /* table of this rank's file of the chosen checkpoint */
+    char path[FTI_PATH_MAX];
+    int var_fd;            /* FTI_RecoverVarInit..Finalize */
+} fti_recovery;
+
+typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
+
+typedef struct fti_ctx {
+    fti_state state;
+    fti_config cfg;
+    fti_topology topo;
+    fti_registry reg;
+    fti_layout dirs;
+    fti_meta meta;          /* the committed state, identical on every rank */
+    fti_schedule sched;
+    fti_recovery rec;
+    fti_post *post;
+    int icp_active;         /* between FTI_InitICP and FTI_FinalizeICP */
+    int icp_id, icp_level;
+    uint64_t ckpt_count;    /* checkpoints taken by this run */
+} fti_ctx;
+
+#endif /* FTI_CONTEXT_H */

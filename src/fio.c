@@ -1,0 +1,201 @@
+#include "fio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+
+int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
+{
+    const char *p = buf;
+    while (n > 0) {
+        if (fti_fault_on_write(fd, n, off) != 0)
+            return -1;
+        ssize_t w = pwrite(fd, p, n, off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+        off += w;
+    }
+    return 0;
+}
+
+int fti_pread_full(int fd, void *buf, size_t n, off_t off)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t r = pread(fd, p, n, off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+        off += r;
+    }
+    return 0;
+}
+
+int fti_fsync(int fd)
+{
+    while (fsync(fd) != 0) {
+        if (errno != EINTR && errno != EINVAL && errno != EROFS)
+            return -1;
+        if (errno != EINTR)
+            break; /* special files cannot sync: nothing to lose */
+    }
+    return 0;
+}
+
+int fti_mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, FTI_DIR_MODE) != 0 && errno != EEXIST)
+                return -1;
+            *p = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+int fti_fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fti_fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int fti_write_atomic(const char *path, const void *data, size_t n)
+{
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    if (fd < 0)
+        return -1;
+    int rc = fti_pwrite_full(fd, data, n, 0);
+    if (rc == 0)
+        rc = fti_fsync(fd);
+    int saved = errno;
+    close(fd);
+    if (rc == 0)
+        rc = rename(tmp, path);
+    saved = rc ? errno : saved;
+    if (rc != 0) {
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+        fti_fsync_dir(slash == dir ? "/" : dir);
+    }
+    return 0;
+}
+
+int fti_read_small(const char *path, char **out, size_t *n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size > (64 << 20)) {
+        if (errno == 0)
+            errno = EFBIG;
+        close(fd);
+        return -1;
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    if (buf == NULL) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = fti_pread_full(fd, buf, (size_t)st.st_size, 0);
+    int saved = errno;
+    close(fd);
+    if (rc != 0) {
+        free(buf);
+        errno = saved;
+        return -1;
+    }
+    buf[st.st_size] = '\0';
+    *out = buf;
+    *n = (size_t)st.st_size;
+    return 0;
+}
+
+int fti_copy_file(const char *src, const char *dst)
+{
+    enum { CHUNK = 4 << 20 };
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    int outfd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    char *buf = malloc(CHUNK);
+    int rc = (outfd < 0 || buf == NULL) ? -1 : 0;
+    off_t off = 0;
+    while (rc == 0) {
+        ssize_t r = pread(in, buf, CHUNK, off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            rc = r < 0 ? -1 : 0;
+            break;
+        }
+        rc = fti_pwrite_full(outfd, buf, (size_t)r, off);
+        off += r;
+    }
+    if (rc == 0)
+        rc = fti_fsync(outfd);
+    int saved = errno;
+    free(buf);
+    if (outfd >= 0)
+        close(outfd);
+    close(in);
+    errno = saved;
+    return rc;
+}

@@ -1,0 +1,35 @@
+/*
+ * fio.h - file I/O wrappers: whole reads and writes (retrying EINTR and
+ * short transfers), private modes (dirs 0700, files 0600), atomic replace.
+ * Every checkpoint byte goes through here, so faults can be injected here.
+ */
+#ifndef FTI_FIO_H
+#define FTI_FIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define FTI_DIR_MODE 0700
+#define FTI_FILE_MODE 0600
+
+/* 0, or -1 with errno set (EIO for a read past the end of the file). */
+int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off);
+int fti_pread_full(int fd, void *buf, size_t n, off_t off);
+int fti_fsync(int fd);
+
+/* mkdir -p with FTI_DIR_MODE. 0 or -1 (errno). */
+int fti_mkdirs(const char *path);
+
+/* fsync of a directory, so a rename in it is durable. */
+int fti_fsync_dir(const char *dir);
+
+/* Writes `n` bytes to `path` atomically: temp file, fsync, rename, fsync dir. */
+int fti_write_atomic(const char *path, const void *data, size_t n);
+
+/* Reads a whole small file into a malloc'd NUL-terminated buffer. */
+int fti_read_small(const char *path, char **out, size_t *n);
+
+/* Copies a file with fsync; 0 or -1 (errno). */
+int fti_copy_file(const char *src, const char *dst);
+
+#endif /* FTI_FIO_H */

@@ -1,0 +1,90 @@
+#include "layout.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fio.h"
+#include "integrity.h"
+#include "log.h"
+
+/* Every path is built here; config checks keep them far below FTI_PATH_MAX. */
+__attribute__((format(printf, 2, 3))) static void fmt_path(char *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, FTI_PATH_MAX, fmt, ap);
+    va_end(ap);
+}
+
+fti_err fti_layout_init(fti_layout *l, const fti_config *cfg)
+{
+    memset(l, 0, sizeof *l);
+    if (cfg->exec_id_given) {
+        snprintf(l->exec_id, sizeof l->exec_id, "%s", cfg->exec_id);
+    } else {
+        char abs[PATH_MAX];
+        const char *p = realpath(cfg->file, abs) ? abs : cfg->file;
+        snprintf(l->exec_id, sizeof l->exec_id, "cfg-%016llx",
+                 (unsigned long long)fti_hash_buffer(p, strlen(p)));
+    }
+    fmt_path(l->local, "%s/%s", cfg->ckpt_dir, l->exec_id);
+    fmt_path(l->global, "%s/%s", cfg->glbl_dir, l->exec_id);
+    fmt_path(l->meta, "%s/%s", cfg->meta_dir, l->exec_id);
+    fmt_path(l->commit, "%s/commit", l->meta);
+    return FTI_E_OK;
+}
+
+static fti_err make_dir(const char *dir, const char *file, const char *key)
+{
+    if (fti_mkdirs(dir) != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] %s: cannot create directory %s: %s", file,
+                        key, dir, strerror(errno));
+    return FTI_E_OK;
+}
+
+fti_err fti_layout_create(const fti_layout *l, const fti_config *cfg, int need_local,
+                          int need_shared)
+{
+    fti_err e = FTI_E_OK;
+    if (need_local)
+        e = make_dir(l->local, cfg->file, "ckpt_dir");
+    if (e == FTI_E_OK && need_shared)
+        e = make_dir(l->global, cfg->file, "glbl_dir");
+    if (e == FTI_E_OK && need_shared)
+        e = make_dir(l->meta, cfg->file, "meta_dir");
+    return e;
+}
+
+void fti_path_local(const fti_layout *l, char *out, int level, int slot, int rank)
+{
+    fmt_path(out, "%s/l%d-s%d-rank%d.fti", l->local, level, slot, rank);
+}
+
+void fti_path_partner(const fti_layout *l, char *out, int slot, int rank)
+{
+    fmt_path(out, "%s/l2-s%d-partner-rank%d.fti", l->local, slot, rank);
+}
+
+void fti_path_parity(const fti_layout *l, char *out, int slot, int rank)
+{
+    fmt_path(out, "%s/l3-s%d-parity-rank%d.fti", l->local, slot, rank);
+}
+
+void fti_path_global(const fti_layout *l, char *out, int slot, int rank)
+{
+    fmt_path(out, "%s/l4-s%d-rank%d.fti", l->global, slot, rank);
+}
+
+void fti_path_global_shared(const fti_layout *l, char *out, int slot)
+{
+    fmt_path(out, "%s/l4-s%d-shared.fti", l->global, slot);
+}
+
+void fti_path_archive_dir(const fti_layout *l, char *out, long long ckpt_seq)
+{
+    fmt_path(out, "%s/archive/ckpt-%lld", l->global, ckpt_seq);
+}

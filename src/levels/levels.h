@@ -1,0 +1,31 @@
+/*
+ * levels.h - what each level adds to the local (L1) file of a checkpoint:
+ * L2 a copy on the partner node, L3 Reed-Solomon parity across the group,
+ * L4 a copy on the global file system. One file per level; recovery asks
+ * them, cheapest first, to rebuild what is lost.
+ */
+#ifndef FTI_LEVELS_H
+#define FTI_LEVELS_H
+
+#include "context.h"
+
+typedef struct fti_level_ops {
+    int level;
+    const char *name;
+    /* Collective over the application ranks: after every rank wrote its
+     * local file of checkpoint c. Returns this rank's result. */
+    fti_err (*post)(fti_ctx *ctx, const fti_commit *c);
+    /* Collective: own_ok says whether this rank's local file of c is valid.
+     * Rebuilds lost local files; returns FTI_E_OK on this rank when its local
+     * file is valid afterwards. Must not hang when other ranks fail. */
+    fti_err (*rebuild)(fti_ctx *ctx, const fti_commit *c, int own_ok);
+    /* Removes this level's extra files for `slot` (local; keep_last_ckpt=0). */
+    void (*remove)(fti_ctx *ctx, int slot);
+} fti_level_ops;
+
+/* The ops of level 2-4, or NULL. */
+const fti_level_ops *fti_level(int level);
+
+extern const fti_level_ops fti_l2_ops, fti_l3_ops, fti_l4_ops;
+
+#endif /* FTI_LEVELS_H */

@@ -1,0 +1,61 @@
+#include "log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Logging state is process-wide by nature (one stderr per process). */
+static int log_rank = -1;
+static int log_verbosity = FTI_LOG_INFO;
+static char last_msg[1024];
+static fti_err last_code = FTI_E_OK;
+static int quiet;
+
+void fti_log_quiet(int on) { quiet = on; }
+
+void fti_log_setup(int rank, int verbosity)
+{
+    log_rank = rank;
+    log_verbosity = verbosity;
+}
+
+static void vlog(int level, const char *fmt, va_list ap)
+{
+    static const char *tag[] = {"", "debug", "info", "warning", "error"};
+    char line[1200];
+    int n = snprintf(line, sizeof line, "[FTI r%d] %s: ", log_rank, tag[level]);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    /* One fputs per line so ranks' lines do not interleave mid-line. */
+    strncat(line, "\n", sizeof line - strlen(line) - 1);
+    fputs(line, stderr);
+}
+
+void fti_log(int level, const char *fmt, ...)
+{
+    if (level < log_verbosity)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, fmt, ap);
+    va_end(ap);
+}
+
+fti_err fti_fail(fti_err code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_msg, sizeof last_msg, fmt, ap);
+    va_end(ap);
+    last_code = code;
+    if (!quiet)
+        fti_log(FTI_LOG_ERROR, "%s", last_msg);
+    return code;
+}
+
+const char *fti_last_error(void) { return last_msg; }
+fti_err fti_last_error_code(void) { return last_code; }
+
+void fti_clear_error(void)
+{
+    last_msg[0] = '\0';
+    last_code = FTI_E_OK;
+}

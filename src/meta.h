@@ -1,0 +1,45 @@
+/*
+ * meta.h - the commit record: for each level, the last committed checkpoint
+ * and the one before (sequence number, application id, slot, size, time).
+ * Rank 0 rewrites it atomically only after every rank finished a checkpoint;
+ * it is the single truth about which checkpoints exist.
+ */
+#ifndef FTI_META_H
+#define FTI_META_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct fti_commit {
+    int valid;
+    int level;
+    int slot;
+    int nranks;
+    uint64_t seq;
+    int64_t id;
+    double time;    /* seconds since the epoch */
+    uint64_t bytes; /* total over all ranks */
+    int codec;      /* L4 compression, fti_codec */
+    int io;         /* L4 ckpt_io it was written with */
+} fti_commit;
+
+typedef struct fti_meta {
+    uint64_t last_seq;
+    fti_commit cur[5], prev[5]; /* index = level */
+} fti_meta;
+
+/* Loads the record at `path`. *found = 0 when there is none (fresh start).
+ * A damaged record is an error naming the file. */
+fti_err fti_meta_load(const char *path, fti_meta *m, int *found);
+
+/* Writes the record atomically. */
+fti_err fti_meta_store(const char *path, const fti_meta *m);
+
+/* Records a new committed checkpoint (the level's current becomes previous). */
+void fti_meta_commit(fti_meta *m, const fti_commit *c);
+
+/* Valid commits, newest (highest seq) first. Returns how many (<= 8). */
+int fti_meta_candidates(const fti_meta *m, fti_commit out[8]);
+
+#endif /* FTI_META_H */

@@ -1,0 +1,209 @@
+#include "registry.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static const struct {
+    const char *name;
+    size_t size;
+} predefined[FTI_NPREDEFINED] = {
+    {"char", sizeof(char)},           {"short", sizeof(short)},
+    {"int", sizeof(int)},             {"long", sizeof(long)},
+    {"unsigned char", sizeof(unsigned char)}, {"unsigned short", sizeof(unsigned short)},
+    {"unsigned int", sizeof(unsigned int)},   {"unsigned long", sizeof(unsigned long)},
+    {"float", sizeof(float)},         {"double", sizeof(double)},
+    {"long double", sizeof(long double)},
+};
+
+fti_err fti_registry_init(fti_registry *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < FTI_NPREDEFINED; i++) {
+        int id;
+        fti_err e = fti_registry_new_type(r, predefined[i].size, predefined[i].name, 0, &id);
+        if (e != FTI_E_OK)
+            return e;
+    }
+    return FTI_E_OK;
+}
+
+void fti_registry_free(fti_registry *r)
+{
+    for (int i = 0; i < r->ntypes; i++)
+        free(r->types[i].fields);
+    free(r->types);
+    free(r->vars);
+    free(r->names);
+    memset(r, 0, sizeof *r);
+}
+
+const fti_type *fti_registry_type(const fti_registry *r, int type)
+{
+    if (type < 0 || type >= r->ntypes)
+        return NULL;
+    return &r->types[type];
+}
+
+fti_var *fti_registry_find(fti_registry *r, int id)
+{
+    for (int i = 0; i < r->nvars; i++)
+        if (r->vars[i].id == id)
+            return &r->vars[i];
+    return NULL;
+}
+
+uint64_t fti_var_bytes(const fti_var *v)
+{
+    return (uint64_t)v->count * v->elem_size;
+}
+
+static void copy_name(char *dst, const char *src)
+{
+    snprintf(dst, FTI_NAME_LEN, "%s", src ? src : "");
+}
+
+/* The name given by FTI_setIDFromString for this id, if any. */
+static const char *name_of_id(const fti_registry *r, int id)
+{
+    int i = id - FTI_FIRST_STRING_ID;
+    return (id >= FTI_FIRST_STRING_ID && i < r->nnames) ? r->names[i] : "";
+}
+
+static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t count, int type)
+{
+    const fti_type *t = fti_registry_type(r, type);
+    v->id = id;
+    v->ptr = ptr;
+    v->count = count;
+    v->type = type;
+    v->elem_size = t->size;
+    v->dev = ptr ? fti_device_lookup(ptr, &v->devinfo) : NULL;
+    /* Host-readable device memory (managed) is written straight, like host memory. */
+    if (v->dev && v->devinfo.host_readable)
+        v->dev = NULL;
+    copy_name(v->name, name_of_id(r, id));
+    return FTI_E_OK;
+}
+
+fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type)
+{
+    if (count < 0)
+        return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d: count %lld is negative", id,
+                        (long long)count);
+    if (ptr == NULL && count > 0)
+        return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d: pointer is NULL but count is %lld",
+                        id, (long long)count);
+    const fti_type *t = fti_registry_type(r, type);
+    if (t == NULL)
+        return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d: unknown type id %d", id, type);
+    if ((uint64_t)count > UINT64_MAX / (t->size ? t->size : 1))
+        return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d: %lld elements of %zu bytes overflow",
+                        id, (long long)count, t->size);
+
+    fti_var *v = fti_registry_find(r, id);
+    if (v != NULL) {
+        if (v->type != type)
+            return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d is already protected with type "
+                            "'%s' (id %d); cannot protect it again as '%s' (id %d)", id,
+                            r->types[v->type].name, v->type, t->name, type);
+        return fill_var(r, v, id, ptr, count, type);
+    }
+    if (r->nvars == r->var_cap) {
+        int cap = r->var_cap ? 2 * r->var_cap : 16;
+        fti_var *nv = realloc(r->vars, (size_t)cap * sizeof *nv);
+        if (nv == NULL)
+            return fti_fail(FTI_E_NOMEM, "FTI_Protect: variable %d: out of memory", id);
+        r->vars = nv;
+        r->var_cap = cap;
+    }
+    v = &r->vars[r->nvars++];
+    memset(v, 0, sizeof *v);
+    return fill_var(r, v, id, ptr, count, type);
+}
+
+fti_err fti_registry_new_type(fti_registry *r, size_t size, const char *name, int composite,
+                              int *type_out)
+{
+    if (size == 0)
+        return fti_fail(FTI_E_ARG, "type '%s': size must be positive", name ? name : "");
+    fti_type *nt = realloc(r->types, (size_t)(r->ntypes + 1) * sizeof *nt);
+    if (nt == NULL)
+        return fti_fail(FTI_E_NOMEM, "type '%s': out of memory", name ? name : "");
+    r->types = nt;
+    fti_type *t = &r->types[r->ntypes];
+    memset(t, 0, sizeof *t);
+    t->size = size;
+    t->composite = composite;
+    copy_name(t->name, name);
+    *type_out = r->ntypes++;
+    return FTI_E_OK;
+}
+
+fti_err fti_registry_add_field(fti_registry *r, int type, const char *name, int field_type,
+                               int64_t offset, int ndims, const int64_t *dims)
+{
+    const char *fname = name ? name : "";
+    if (type < FTI_NPREDEFINED || type >= r->ntypes || !r->types[type].composite)
+        return fti_fail(FTI_E_ARG, "field '%s': type id %d is not a composite type", fname, type);
+    const fti_type *ft = fti_registry_type(r, field_type);
+    if (ft == NULL)
+        return fti_fail(FTI_E_ARG, "field '%s': unknown field type id %d", fname, field_type);
+    if (ndims < 0 || ndims > 8 || (ndims > 0 && dims == NULL))
+        return fti_fail(FTI_E_ARG, "field '%s': ndims %d must be 0-8 with dims given", fname, ndims);
+    uint64_t n = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0)
+            return fti_fail(FTI_E_ARG, "field '%s': dimension %d is %lld", fname, i,
+                            (long long)dims[i]);
+        n *= (uint64_t)dims[i];
+    }
+    fti_type *t = &r->types[type];
+    if (offset < 0 || (uint64_t)offset + n * ft->size > t->size)
+        return fti_fail(FTI_E_ARG, "field '%s' of type '%s': offset %lld + %llu bytes exceeds the "
+                        "type size %zu", fname, t->name, (long long)offset,
+                        (unsigned long long)(n * ft->size), t->size);
+    fti_field *nf = realloc(t->fields, (size_t)(t->nfields + 1) * sizeof *nf);
+    if (nf == NULL)
+        return fti_fail(FTI_E_NOMEM, "field '%s': out of memory", fname);
+    t->fields = nf;
+    fti_field *f = &t->fields[t->nfields++];
+    memset(f, 0, sizeof *f);
+    copy_name(f->name, fname);
+    f->type = field_type;
+    f->offset = offset;
+    f->ndims = ndims;
+    for (int i = 0; i < ndims; i++)
+        f->dims[i] = dims[i];
+    return FTI_E_OK;
+}
+
+fti_err fti_registry_set_name(fti_registry *r, const char *name, int *id_out)
+{
+    if (name == NULL || name[0] == '\0')
+        return fti_fail(FTI_E_ARG, "FTI_setIDFromString: empty name");
+    int id = fti_registry_get_name(r, name);
+    if (id >= 0) {
+        *id_out = id;
+        return FTI_E_OK;
+    }
+    char(*nn)[FTI_NAME_LEN] = realloc(r->names, (size_t)(r->nnames + 1) * sizeof *nn);
+    if (nn == NULL)
+        return fti_fail(FTI_E_NOMEM, "FTI_setIDFromString('%s'): out of memory", name);
+    r->names = nn;
+    copy_name(r->names[r->nnames], name);
+    *id_out = FTI_FIRST_STRING_ID + r->nnames++;
+    return FTI_E_OK;
+}
+
+int fti_registry_get_name(const fti_registry *r, const char *name)
+{
+    if (name == NULL)
+        return -1;
+    for (int i = 0; i < r->nnames; i++)
+        if (strncmp(r->names[i], name, FTI_NAME_LEN - 1) == 0)
+            return FTI_FIRST_STRING_ID + i;
+    return -1;
+}

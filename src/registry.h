@@ -1,0 +1,74 @@
+/*
+ * registry.h - what the application protects: variables (id, pointer,
+ * element count, type, the device backend that owns the pointer) and data
+ * types (predefined, opaque from FTI_InitType, composite with fields).
+ */
+#ifndef FTI_REGISTRY_H
+#define FTI_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "error.h"
+
+#define FTI_NAME_LEN 48
+#define FTI_FIRST_STRING_ID 0x40000000 /* ids handed out by FTI_setIDFromString */
+
+typedef struct fti_field {
+    char name[FTI_NAME_LEN];
+    int type;
+    int64_t offset;
+    int ndims;
+    int64_t dims[8];
+} fti_field;
+
+typedef struct fti_type {
+    size_t size;
+    char name[FTI_NAME_LEN];
+    int composite;
+    int nfields;
+    fti_field *fields;
+} fti_type;
+
+typedef struct fti_var {
+    int id;
+    void *ptr;
+    int64_t count;
+    int type;
+    size_t elem_size;
+    char name[FTI_NAME_LEN];
+    const fti_device_ops *dev; /* NULL: host memory */
+    fti_devptr_info devinfo;
+} fti_var;
+
+typedef struct fti_registry {
+    fti_type *types;
+    int ntypes;
+    fti_var *vars;
+    int nvars, var_cap;
+    char (*names)[FTI_NAME_LEN]; /* FTI_setIDFromString names, index = id - FIRST */
+    int nnames;
+} fti_registry;
+
+/* Number of predefined types; their ids are 0..FTI_NPREDEFINED-1. */
+#define FTI_NPREDEFINED 11
+
+fti_err fti_registry_init(fti_registry *r);
+void fti_registry_free(fti_registry *r);
+
+fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type);
+fti_var *fti_registry_find(fti_registry *r, int id);
+uint64_t fti_var_bytes(const fti_var *v);
+
+fti_err fti_registry_new_type(fti_registry *r, size_t size, const char *name, int composite,
+                              int *type_out);
+fti_err fti_registry_add_field(fti_registry *r, int type, const char *name, int field_type,
+                               int64_t offset, int ndims, const int64_t *dims);
+const fti_type *fti_registry_type(const fti_registry *r, int type);
+
+/* Name <-> id. set: returns the id for name, creating it on first use. */
+fti_err fti_registry_set_name(fti_registry *r, const char *name, int *id_out);
+int fti_registry_get_name(const fti_registry *r, const char *name);
+
+#endif /* FTI_REGISTRY_H */

@@ -1,0 +1,41 @@
+/*
+ * schedule.h - when FTI_Snapshot checkpoints. Intervals in iterations are
+ * exact and need no communication. Intervals in minutes (FTI) or seconds
+ * are turned into iteration numbers at sync points, where one reduction
+ * gives every rank the same elapsed time; the sync step doubles while the
+ * iteration length is steady and halves when it changes, so ranks agree on
+ * every decision without a collective on every call.
+ */
+#ifndef FTI_SCHEDULE_H
+#define FTI_SCHEDULE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "config.h"
+
+typedef struct fti_schedule {
+    uint64_t iter;              /* FTI_Snapshot calls so far */
+    double t0;                  /* start, local clock */
+    double period[5];           /* seconds, 0 = no time interval for the level */
+    int every[5];               /* iterations, 0 = none */
+    double due[5];              /* agreed elapsed time at which level is due */
+    uint64_t planned[5];        /* iteration at which a time-based level runs (0 = none) */
+    uint64_t next_sync;         /* iteration of the next sync point */
+    uint64_t step, max_step;
+    uint64_t last_sync_iter;
+    double last_sync_time;      /* agreed elapsed time at the last sync */
+    double iter_len;            /* agreed seconds per iteration */
+    int has_time;
+} fti_schedule;
+
+void fti_schedule_init(fti_schedule *s, const fti_config *cfg);
+
+/* Collective at sync points (every rank calls it once per FTI_Snapshot).
+ * Returns the level due at this iteration (the highest due), or 0. */
+int fti_schedule_tick(fti_schedule *s, MPI_Comm comm);
+
+/* A checkpoint of `level` was taken: resets time-based levels <= level. */
+void fti_schedule_taken(fti_schedule *s, int level);
+
+#endif /* FTI_SCHEDULE_H */

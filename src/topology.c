@@ -1,0 +1,118 @@
+#include "topology.h"
+
+#include <string.h>
+
+#include "log.h"
+
+/* node_size = 0: ask MPI which ranks share memory, and require equal nodes,
+ * laid out consecutively (block placement, the common launcher default). */
+static fti_err detect_node_size(MPI_Comm comm, const char *file, int *node_size)
+{
+    MPI_Comm shm;
+    int rank, local, size_here, ok = 1, all_ok;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    MPI_Comm_rank(shm, &local);
+    MPI_Comm_size(shm, &size_here);
+    MPI_Comm_free(&shm);
+    int minmax[2] = {-size_here, size_here};
+    MPI_Allreduce(MPI_IN_PLACE, minmax, 2, MPI_INT, MPI_MAX, comm);
+    if (-minmax[0] != minmax[1] || rank % size_here != local)
+        ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok)
+        return fti_fail(FTI_E_CONFIG,
+                        "config %s: [basic] node_size = 0 (detect) needs the same number of "
+                        "ranks on every node, placed consecutively; found %d to %d per node: "
+                        "set node_size", file, -minmax[0], minmax[1]);
+    *node_size = size_here;
+    return FTI_E_OK;
+}
+
+static fti_err check_shape(fti_topology *t, const fti_config *cfg)
+{
+    if (t->global_size % t->node_size != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] node_size = %d does not divide the %d ranks",
+                        cfg->file, t->node_size, t->global_size);
+    if (cfg->head && t->node_size < 2)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] head = 1 needs node_size >= 2 (one head "
+                        "and at least one application rank per node), node_size is %d",
+                        cfg->file, t->node_size);
+    t->nnodes = t->global_size / t->node_size;
+    t->group_size = cfg->group_size;
+    if (t->nnodes % t->group_size != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] group_size = %d does not divide the %d "
+                        "nodes (%d ranks / node_size %d)", cfg->file, t->group_size, t->nnodes,
+                        t->global_size, t->node_size);
+    return FTI_E_OK;
+}
+
+/* Places this rank: node, head or application rank, group, partner ring. */
+static void place(fti_topology *t, int head)
+{
+    int heads = head ? 1 : 0;
+    t->app_per_node = t->node_size - heads;
+    t->node = t->global_rank / t->node_size;
+    int local = t->global_rank % t->node_size;
+    t->is_head = heads && local == 0;
+    t->head_global = heads ? t->node * t->node_size : -1;
+    t->node_pos = t->is_head ? -1 : local - heads;
+    t->ngroups = t->nnodes / t->group_size;
+    t->group = t->node / t->group_size;
+    t->group_pos = t->node % t->group_size;
+}
+
+int fti_topology_app_rank(const fti_topology *t, int node, int pos)
+{
+    return node * t->app_per_node + pos;
+}
+
+fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm)
+{
+    memset(t, 0, sizeof *t);
+    t->app = MPI_COMM_NULL;
+    t->group_comm = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &t->global) != MPI_SUCCESS)
+        return fti_fail(FTI_E_MPI, "MPI_Comm_dup of the communicator given to FTI_Init failed");
+    MPI_Comm_rank(t->global, &t->global_rank);
+    MPI_Comm_size(t->global, &t->global_size);
+
+    t->node_size = cfg->node_size;
+    fti_err e = FTI_E_OK;
+    if (t->node_size == 0)
+        e = detect_node_size(t->global, cfg->file, &t->node_size);
+    if (e == FTI_E_OK)
+        e = check_shape(t, cfg);
+    if (e != FTI_E_OK)
+        return e;
+    place(t, cfg->head);
+
+    /* Application ranks keep their global order, so app rank = node * app_per_node + pos. */
+    MPI_Comm_split(t->global, t->is_head ? MPI_UNDEFINED : 0, t->global_rank, &t->app);
+    t->app_rank = -1;
+    t->app_size = t->nnodes * t->app_per_node;
+    if (!t->is_head) {
+        MPI_Comm_rank(t->app, &t->app_rank);
+        /* The ranks of the same position on each node of the group form the
+         * L2/L3 ring: one rank per node, so each stripe spans distinct nodes. */
+        MPI_Comm_split(t->app, t->group * t->app_per_node + t->node_pos, t->group_pos,
+                       &t->group_comm);
+        t->right = (t->group_pos + 1) % t->group_size;
+        t->left = (t->group_pos + t->group_size - 1) % t->group_size;
+    }
+    return FTI_E_OK;
+}
+
+void fti_topology_free(fti_topology *t)
+{
+    if (t->group_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&t->group_comm);
+    if (t->app != MPI_COMM_NULL)
+        MPI_Comm_free(&t->app);
+    if (t->global != MPI_COMM_NULL && t->global != 0)
+        MPI_Comm_free(&t->global);
+    memset(t, 0, sizeof *t);
+    t->global = MPI_COMM_NULL;
+    t->app = MPI_COMM_NULL;
+    t->group_comm = MPI_COMM_NULL;
+}

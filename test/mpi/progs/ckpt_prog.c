@@ -1,0 +1,152 @@
+/*
+ * ckpt_prog - the MPI program driven by the integration tests.
+ *
+ *   ckpt_prog CONFIG write  SEED LEVEL [KIB]   fill, FTI_Checkpoint(SEED, LEVEL), finalize
+ *   ckpt_prog CONFIG check  SEED [KIB]         restart: recover, assert every byte
+ *   ckpt_prog CONFIG expect-fail               FTI_Init must fail (prints the code)
+ *
+ * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank), 2 bytes of odd
+ * size, 3 a composite struct array, 4 an empty one. Byte values derive from
+ * (seed, rank, variable, index), so a restore from the wrong checkpoint, rank
+ * or offset is caught.
+ */
+#include <fti.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct particle {
+    double pos[3];
+    int id;
+    char tag;
+} particle;
+
+static unsigned char pattern(int seed, int rank, int var, size_t i)
+{
+    uint64_t x = (uint64_t)seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)rank << 40 ^ (uint64_t)var << 56 ^ i;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return (unsigned char)x;
+}
+
+static void fill(void *p, size_t n, int seed, int rank, int var)
+{
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)p)[i] = pattern(seed, rank, var, i);
+}
+
+static long mismatches(const void *p, size_t n, int seed, int rank, int var)
+{
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += ((const unsigned char *)p)[i] != pattern(seed, rank, var, i);
+    return bad;
+}
+
+typedef struct state {
+    int counter;
+    double *grid;
+    size_t ngrid;
+    char *bytes;
+    size_t nbytes;
+    particle parts[7];
+    fti_id_t ptype;
+} state;
+
+static int protect_all(state *s, int rank, size_t kib)
+{
+    s->ngrid = kib * 1024 / sizeof(double) + (size_t)rank;
+    s->nbytes = 4097 + (size_t)rank * 13;
+    s->grid = calloc(s->ngrid, sizeof(double));
+    s->bytes = calloc(s->nbytes, 1);
+    memset(s->parts, 0, sizeof s->parts);
+    s->ptype = FTI_InitCompositeType("particle", sizeof(particle), NULL);
+    int64_t three = 3;
+    if (s->ptype < 0 || FTI_AddVectorField(s->ptype, "pos", FTI_DBLE, 0, 1, &three) != FTI_SCES ||
+        FTI_AddScalarField(s->ptype, "id", FTI_INTG, offsetof(particle, id)) != FTI_SCES ||
+        FTI_AddScalarField(s->ptype, "tag", FTI_CHAR, offsetof(particle, tag)) != FTI_SCES)
+        return -1;
+    int rc = FTI_Protect(0, &s->counter, 1, FTI_INTG);
+    rc |= FTI_Protect(1, s->grid, (int64_t)s->ngrid, FTI_DBLE);
+    rc |= FTI_Protect(2, s->bytes, (int64_t)s->nbytes, FTI_CHAR);
+    rc |= FTI_Protect(3, s->parts, 7, s->ptype);
+    rc |= FTI_Protect(4, NULL, 0, FTI_DBLE);
+    return rc;
+}
+
+static void fill_all(state *s, int seed, int rank)
+{
+    fill(&s->counter, sizeof s->counter, seed, rank, 0);
+    fill(s->grid, s->ngrid * sizeof(double), seed, rank, 1);
+    fill(s->bytes, s->nbytes, seed, rank, 2);
+    fill(s->parts, sizeof s->parts, seed, rank, 3);
+}
+
+static long check_all(state *s, int seed, int rank)
+{
+    return mismatches(&s->counter, sizeof s->counter, seed, rank, 0) +
+           mismatches(s->grid, s->ngrid * sizeof(double), seed, rank, 1) +
+           mismatches(s->bytes, s->nbytes, seed, rank, 2) +
+           mismatches(s->parts, sizeof s->parts, seed, rank, 3);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: ckpt_prog CONFIG write|check|expect-fail ...\n");
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    const char *mode = argv[2];
+    int rc = FTI_Init(argv[1], MPI_COMM_WORLD);
+    if (strcmp(mode, "expect-fail") == 0) {
+        printf("FTI_Init returned %d\n", rc);
+        MPI_Finalize();
+        return rc == FTI_SCES ? 1 : 0;
+    }
+    if (rc != FTI_SCES) {
+        fprintf(stderr, "FTI_Init failed: %d\n", rc);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    int rank;
+    MPI_Comm_rank(FTI_COMM_WORLD, &rank);
+    int seed = argc > 3 ? atoi(argv[3]) : 1;
+    state s;
+    int status = 0;
+    if (strcmp(mode, "write") == 0) {
+        int level = argc > 4 ? atoi(argv[4]) : 1;
+        size_t kib = argc > 5 ? (size_t)atol(argv[5]) : 256;
+        if (FTI_Status() != 0 && rank == 0)
+            printf("note: a checkpoint exists already (restart state)\n");
+        if (protect_all(&s, rank, kib) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        fill_all(&s, seed, rank);
+        rc = FTI_Checkpoint(seed, level);
+        if (rc != FTI_DONE) {
+            fprintf(stderr, "rank %d: FTI_Checkpoint returned %d\n", rank, rc);
+            status = 1;
+        }
+    } else if (strcmp(mode, "check") == 0) {
+        size_t kib = argc > 4 ? (size_t)atol(argv[4]) : 256;
+        if (FTI_Status() == 0) {
+            fprintf(stderr, "rank %d: FTI_Status() is 0, expected a restart\n", rank);
+            MPI_Abort(MPI_COMM_WORLD, 5);
+        }
+        if (protect_all(&s, rank, kib) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        rc = FTI_Recover();
+        long bad = rc == FTI_SCES ? check_all(&s, seed, rank) : -1;
+        long total = 0;
+        MPI_Allreduce(&bad, &total, 1, MPI_LONG, MPI_SUM, FTI_COMM_WORLD);
+        if (bad != 0)
+            fprintf(stderr, "rank %d: FTI_Recover %d, %ld bytes differ\n", rank, rc, bad);
+        status = total != 0;
+        if (rank == 0)
+            printf("%s: restored bytes %s\n", status ? "FAIL" : "PASS", status ? "differ" : "identical");
+    }
+    FTI_Finalize();
+    MPI_Finalize();
+    return status;
+}
