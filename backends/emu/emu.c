@@ -1,0 +1,452 @@
+/*
+ * emu.c - the emulated device (see emu.h).
+ *
+ * "Device memory" is host memory handed out by fti_emu_malloc and recorded in
+ * a range table, so owns() can tell it from plain host memory. Each stream is
+ * a worker thread draining a FIFO of copies, so copies really run behind the
+ * caller's back and complete in order per stream. A speed model (one copy
+ * engine per direction, shared by all streams, as on a PCIe device) makes a
+ * copy take latency + bytes / bandwidth; the worker sleeps for it.
+ *
+ * The emulated device is process-wide, like a real device driver: its state
+ * is the one static `emu` struct below, guarded by its mutex.
+ */
+#include "emu.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EMU_ERRLEN 256
+#define EMU_HOST_ALIGN 4096
+
+typedef struct emu_range {
+    uintptr_t base;
+    size_t size;
+} emu_range;
+
+enum { EMU_D2H = 0, EMU_H2D = 1 };
+
+static struct {
+    pthread_mutex_t lock;
+    emu_range *ranges; /* live allocations, unordered */
+    size_t nranges, cap;
+    double bandwidth;            /* bytes/s, 0 = unlimited */
+    double latency;              /* seconds per copy */
+    double engine_free_at[2];    /* per direction: when the copy engine is idle */
+    size_t fail_budget;          /* bytes left before the injected failure */
+    int fail_armed;
+} emu = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local char emu_errbuf[EMU_ERRLEN];
+
+static int emu_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(emu_errbuf, sizeof emu_errbuf, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *emu_last_error(void)
+{
+    return emu_errbuf[0] ? emu_errbuf : "emu: no error";
+}
+
+/* ---- range table ---------------------------------------------------------- */
+
+/* Index of the allocation containing p, or -1. Caller holds emu.lock. */
+static long range_find(uintptr_t p)
+{
+    for (size_t i = 0; i < emu.nranges; i++)
+        if (p >= emu.ranges[i].base && p - emu.ranges[i].base < emu.ranges[i].size)
+            return (long)i;
+    return -1;
+}
+
+static int range_add(uintptr_t base, size_t size)
+{
+    if (emu.nranges == emu.cap) {
+        size_t cap = emu.cap ? emu.cap * 2 : 16;
+        emu_range *r = realloc(emu.ranges, cap * sizeof *r);
+        if (r == NULL)
+            return -1;
+        emu.ranges = r;
+        emu.cap = cap;
+    }
+    emu.ranges[emu.nranges].base = base;
+    emu.ranges[emu.nranges].size = size;
+    emu.nranges++;
+    return 0;
+}
+
+/* 0 when [p, p+n) lies inside one allocation, else -1 with a message. */
+static int range_check(const void *p, size_t n, const char *what)
+{
+    uintptr_t a = (uintptr_t)p;
+    pthread_mutex_lock(&emu.lock);
+    long i = range_find(a);
+    size_t room = i < 0 ? 0 : emu.ranges[i].size - (a - emu.ranges[i].base);
+    pthread_mutex_unlock(&emu.lock);
+    if (i < 0)
+        return emu_fail("emu: %s: %p is not emulated device memory (not from fti_emu_malloc)",
+                        what, p);
+    if (n > room)
+        return emu_fail("emu: %s: %zu bytes at %p run past the end of its allocation "
+                        "(%zu bytes left)", what, n, p, room);
+    return 0;
+}
+
+void *fti_emu_malloc(size_t n)
+{
+    /* Zero-byte allocations still get a distinct, owned address. */
+    size_t size = n ? n : 1;
+    void *p = malloc(size);
+    if (p == NULL) {
+        emu_fail("emu: fti_emu_malloc(%zu): out of host memory", n);
+        return NULL;
+    }
+    pthread_mutex_lock(&emu.lock);
+    int rc = range_add((uintptr_t)p, size);
+    pthread_mutex_unlock(&emu.lock);
+    if (rc != 0) {
+        free(p);
+        emu_fail("emu: fti_emu_malloc(%zu): out of memory for the range table", n);
+        return NULL;
+    }
+    return p;
+}
+
+void fti_emu_free(void *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&emu.lock);
+    long i = range_find((uintptr_t)p);
+    int is_base = i >= 0 && emu.ranges[i].base == (uintptr_t)p;
+    if (is_base)
+        emu.ranges[i] = emu.ranges[--emu.nranges];
+    pthread_mutex_unlock(&emu.lock);
+    /* Freeing a foreign or interior pointer would corrupt the heap: refuse. */
+    if (is_base)
+        free(p);
+    else
+        emu_fail("emu: fti_emu_free(%p): not the start of an emulated allocation", p);
+}
+
+static int emu_owns(const void *ptr, fti_devptr_info *info)
+{
+    pthread_mutex_lock(&emu.lock);
+    long i = range_find((uintptr_t)ptr);
+    pthread_mutex_unlock(&emu.lock);
+    if (i < 0)
+        return 0;
+    if (info != NULL) {
+        info->device = 0;
+        info->host_readable = 0;
+    }
+    return 1;
+}
+
+/* ---- speed model and failure injection ------------------------------------ */
+
+void fti_emu_set_speed(double bytes_per_second, double latency_seconds)
+{
+    pthread_mutex_lock(&emu.lock);
+    emu.bandwidth = bytes_per_second > 0 ? bytes_per_second : 0;
+    emu.latency = latency_seconds > 0 ? latency_seconds : 0;
+    pthread_mutex_unlock(&emu.lock);
+}
+
+void fti_emu_fail_after(size_t bytes)
+{
+    pthread_mutex_lock(&emu.lock);
+    emu.fail_armed = bytes != (size_t)-1;
+    emu.fail_budget = bytes;
+    pthread_mutex_unlock(&emu.lock);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* Books the copy engine of direction dir for an n-byte copy and returns when
+ * it is done. Copies in one direction queue behind each other across streams,
+ * as on a device with one copy engine per direction. */
+static double engine_book(int dir, size_t n)
+{
+    pthread_mutex_lock(&emu.lock);
+    double t = now_seconds();
+    double start = emu.engine_free_at[dir] > t ? emu.engine_free_at[dir] : t;
+    double cost = emu.latency + (emu.bandwidth > 0 ? (double)n / emu.bandwidth : 0);
+    double end = start + cost;
+    if (cost > 0)
+        emu.engine_free_at[dir] = end;
+    pthread_mutex_unlock(&emu.lock);
+    return cost > 0 ? end : 0;
+}
+
+/* 0, or -1 when the armed injection fires for this n-byte copy (once: a
+ * test wants one failure, then a usable device for its cleanup). */
+static int injection_consume(size_t n, size_t *budget_left)
+{
+    int fire = 0;
+    pthread_mutex_lock(&emu.lock);
+    *budget_left = emu.fail_budget;
+    if (emu.fail_armed) {
+        if (n > emu.fail_budget) {
+            fire = 1;
+            emu.fail_armed = 0;
+        } else {
+            emu.fail_budget -= n;
+        }
+    }
+    pthread_mutex_unlock(&emu.lock);
+    return fire ? -1 : 0;
+}
+
+/* ---- streams -------------------------------------------------------------- */
+
+typedef struct emu_op {
+    struct emu_op *next;
+    int dir;
+    void *dst;
+    const void *src;
+    size_t n;
+    int doomed;       /* the injected failure hits this copy */
+    size_t fail_left; /* injection budget it found, for the message */
+} emu_op;
+
+typedef struct emu_stream {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake; /* worker: work queued or stopping */
+    pthread_cond_t idle; /* syncers: queue drained */
+    emu_op *head, *tail;
+    int busy, stop;
+    int failed; /* a copy failed since the last sync: later copies are dropped */
+    char err[EMU_ERRLEN];
+} emu_stream;
+
+/* Runs one copy; on failure records the message in s->err (under s->lock). */
+static void op_run(emu_stream *s, const emu_op *op)
+{
+    if (op->doomed) {
+        pthread_mutex_lock(&s->lock);
+        snprintf(s->err, sizeof s->err,
+                 "emu: injected device failure: %s copy of %zu bytes exceeds the "
+                 "%zu bytes left before the fault set by fti_emu_fail_after",
+                 op->dir == EMU_D2H ? "device->host" : "host->device", op->n, op->fail_left);
+        s->failed = 1;
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
+    double end = engine_book(op->dir, op->n);
+    /* The bytes land at the end of the modelled transfer, so a caller that
+     * reads the destination before stream_sync sees stale data, as it could
+     * on a real device. */
+    if (end > 0)
+        sleep_until(end);
+    if (op->n > 0)
+        memcpy(op->dst, op->src, op->n);
+}
+
+static void *stream_worker(void *arg)
+{
+    emu_stream *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->head == NULL && !s->stop)
+            pthread_cond_wait(&s->wake, &s->lock);
+        if (s->head == NULL)
+            break; /* stopping and drained */
+        emu_op *op = s->head;
+        s->head = op->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        int skip = s->failed;
+        s->busy = 1;
+        pthread_mutex_unlock(&s->lock);
+        if (!skip)
+            op_run(s, op);
+        free(op);
+        pthread_mutex_lock(&s->lock);
+        s->busy = 0;
+        if (s->head == NULL)
+            pthread_cond_broadcast(&s->idle);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+static int emu_stream_create(void **stream)
+{
+    emu_stream *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return emu_fail("emu: stream_create: out of memory");
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    pthread_cond_init(&s->idle, NULL);
+    int rc = pthread_create(&s->thread, NULL, stream_worker, s);
+    if (rc != 0) {
+        pthread_cond_destroy(&s->idle);
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return emu_fail("emu: stream_create: cannot start the stream thread: %s", strerror(rc));
+    }
+    *stream = s;
+    return 0;
+}
+
+/* Lets queued copies finish, then stops the worker (like cudaStreamDestroy,
+ * pending work completes). */
+static void emu_stream_destroy(void *stream)
+{
+    emu_stream *s = stream;
+    if (s == NULL)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+/* Waits until every queued copy ran; reports (and clears) a failure among them. */
+static int emu_stream_sync(void *stream)
+{
+    emu_stream *s = stream;
+    if (s == NULL)
+        return emu_fail("emu: stream_sync: NULL stream");
+    pthread_mutex_lock(&s->lock);
+    while (s->head != NULL || s->busy)
+        pthread_cond_wait(&s->idle, &s->lock);
+    int failed = s->failed;
+    if (failed) {
+        snprintf(emu_errbuf, sizeof emu_errbuf, "%s", s->err);
+        s->failed = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return failed ? -1 : 0;
+}
+
+static int enqueue(emu_stream *s, int dir, void *dst, const void *src, size_t n)
+{
+    if (s == NULL)
+        return emu_fail("emu: copy on a NULL stream");
+    emu_op *op = malloc(sizeof *op);
+    if (op == NULL)
+        return emu_fail("emu: out of memory queueing a %zu-byte copy", n);
+    *op = (emu_op){.dir = dir, .dst = dst, .src = src, .n = n};
+    /* The budget is spent in submission order, so which copy fails does not
+     * depend on how the stream threads happen to be scheduled; the failure
+     * itself surfaces asynchronously, at the stream's next sync. */
+    op->doomed = injection_consume(n, &op->fail_left) != 0;
+    pthread_mutex_lock(&s->lock);
+    if (s->tail != NULL)
+        s->tail->next = op;
+    else
+        s->head = op;
+    s->tail = op;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+static int emu_to_host(void *stream, void *dst, const void *handle, size_t off, size_t n)
+{
+    const char *src = (const char *)handle + off;
+    if (dst == NULL && n > 0)
+        return emu_fail("emu: to_host: NULL host destination");
+    if (range_check(src, n, "to_host") != 0)
+        return -1;
+    return enqueue(stream, EMU_D2H, dst, src, n);
+}
+
+static int emu_to_device(void *stream, void *handle, size_t off, const void *src, size_t n)
+{
+    char *dst = (char *)handle + off;
+    if (src == NULL && n > 0)
+        return emu_fail("emu: to_device: NULL host source");
+    if (range_check(dst, n, "to_device") != 0)
+        return -1;
+    return enqueue(stream, EMU_H2D, dst, src, n);
+}
+
+/* ---- host buffers and synchronous copies ---------------------------------- */
+
+static int emu_host_alloc(void **p, size_t n)
+{
+    /* Page-aligned, like pinned memory, so O_DIRECT writes from it work. */
+    size_t size = (n + EMU_HOST_ALIGN - 1) / EMU_HOST_ALIGN * EMU_HOST_ALIGN;
+    if (size == 0)
+        size = EMU_HOST_ALIGN;
+    *p = aligned_alloc(EMU_HOST_ALIGN, size);
+    if (*p == NULL)
+        return emu_fail("emu: host_alloc(%zu): out of host memory", n);
+    return 0;
+}
+
+static void emu_host_free(void *p)
+{
+    free(p);
+}
+
+int fti_emu_read(void *dst, const void *dev, size_t n)
+{
+    if (range_check(dev, n, "fti_emu_read") != 0)
+        return -1;
+    if (n > 0)
+        memcpy(dst, dev, n);
+    return 0;
+}
+
+int fti_emu_write(void *dev, const void *src, size_t n)
+{
+    if (range_check(dev, n, "fti_emu_write") != 0)
+        return -1;
+    if (n > 0)
+        memcpy(dev, src, n);
+    return 0;
+}
+
+const fti_device_ops fti_emu_ops = {
+    .version = FTI_DEVICE_OPS_VERSION,
+    .name = "emu",
+    .owns = emu_owns,
+    .stream_create = emu_stream_create,
+    .stream_destroy = emu_stream_destroy,
+    .stream_sync = emu_stream_sync,
+    .host_alloc = emu_host_alloc,
+    .host_free = emu_host_free,
+    .to_host = emu_to_host,
+    .to_device = emu_to_device,
+    .last_error = emu_last_error,
+};
