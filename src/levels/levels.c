@@ -5,9 +5,7 @@
 const fti_level_ops *fti_level(int level)
 {
     switch (level) {
-#ifdef FTI_HAVE_L2
     case 2: return &fti_l2_ops;
-#endif
 #ifdef FTI_HAVE_L3
     case 3: return &fti_l3_ops;
 #endif

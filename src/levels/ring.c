@@ -1,0 +1,167 @@
+#include "ring.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fio.h"
+#include "log.h"
+
+void fti_ring_of(const fti_ctx *ctx, fti_ring *ring)
+{
+    const fti_topology *t = &ctx->topo;
+    ring->comm = t->group_comm;
+    ring->size = t->group_size;
+    ring->pos = t->group_pos;
+    ring->left = t->left;
+    ring->right = t->right;
+    ring->tag = ctx->cfg.mpi_tag;
+    for (int i = 0; i < t->group_size && i < 32; i++)
+        ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, t->node_pos);
+}
+
+void fti_ring_allgather(const fti_ring *ring, int mine, int *all)
+{
+    MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, ring->comm);
+}
+
+int fti_read_padded(int fd, uint64_t file_size, void *buf, size_t len, uint64_t off)
+{
+    size_t have = off >= file_size ? 0 : (size_t)(file_size - off < len ? file_size - off : len);
+    if (have && fti_pread_full(fd, buf, have, (off_t)off) != 0)
+        return -1;
+    memset((char *)buf + have, 0, len - have);
+    return 0;
+}
+
+/* One side of the exchange: an open file, its size, and a pair of buffers. */
+typedef struct side {
+    int fd;
+    uint64_t size, nchunks;
+    char *buf[2];
+    MPI_Request req[2];
+    int err; /* first errno seen */
+} side;
+
+static size_t piece(const side *s, size_t chunk, uint64_t k)
+{
+    uint64_t off = k * chunk;
+    return (size_t)(s->size - off < chunk ? s->size - off : chunk);
+}
+
+static void post_send(side *s, const fti_ring *r, int to, size_t chunk, uint64_t k)
+{
+    size_t n = piece(s, chunk, k);
+    char *b = s->buf[k & 1];
+    if (s->err == 0 && fti_pread_full(s->fd, b, n, (off_t)(k * chunk)) != 0)
+        s->err = errno ? errno : EIO;
+    MPI_Isend(b, (int)n, MPI_BYTE, to, r->tag, r->comm, &s->req[k & 1]);
+}
+
+static void post_recv(side *s, const fti_ring *r, int from, size_t chunk, uint64_t k)
+{
+    MPI_Irecv(s->buf[k & 1], (int)piece(s, chunk, k), MPI_BYTE, from, r->tag, r->comm, &s->req[k & 1]);
+}
+
+static void store_chunk(side *s, size_t chunk, uint64_t k)
+{
+    if (s->err == 0 &&
+        fti_pwrite_full(s->fd, s->buf[k & 1], piece(s, chunk, k), (off_t)(k * chunk)) != 0)
+        s->err = errno ? errno : EIO;
+}
+
+#define NOT_READY UINT64_MAX
+
+/* Opens files and buffers, then agrees with both peers: the sender tells the
+ * size it will send (NOT_READY when it cannot), the receiver tells whether it
+ * can receive. A side that is not ready moves no chunk, so nobody waits. */
+static void open_sides(const fti_ring *r, side *snd, const char *send_path, int to, side *rcv,
+                       const char *recv_path, int from, size_t chunk)
+{
+    struct stat st;
+    uint64_t mysize = 0;
+    int can_recv = 1, peer_can_recv = 1;
+    snd->fd = rcv->fd = -1;
+    if (to != MPI_PROC_NULL) {
+        snd->fd = open(send_path, O_RDONLY | O_CLOEXEC);
+        if (snd->fd < 0 || fstat(snd->fd, &st) != 0)
+            snd->err = errno;
+        else
+            mysize = (uint64_t)st.st_size;
+        snd->buf[0] = malloc(chunk);
+        snd->buf[1] = malloc(chunk);
+        if (!snd->err && (!snd->buf[0] || !snd->buf[1]))
+            snd->err = ENOMEM;
+        if (snd->err)
+            mysize = NOT_READY;
+    }
+    if (from != MPI_PROC_NULL) {
+        rcv->fd = open(recv_path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
+        rcv->buf[0] = malloc(chunk);
+        rcv->buf[1] = malloc(chunk);
+        if (rcv->fd < 0)
+            rcv->err = errno;
+        else if (!rcv->buf[0] || !rcv->buf[1])
+            rcv->err = ENOMEM;
+        can_recv = rcv->err == 0;
+    }
+    MPI_Sendrecv(&mysize, 1, MPI_UINT64_T, to, r->tag, &rcv->size, 1, MPI_UINT64_T, from, r->tag,
+                 r->comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&can_recv, 1, MPI_INT, from, r->tag, &peer_can_recv, 1, MPI_INT, to, r->tag,
+                 r->comm, MPI_STATUS_IGNORE);
+    snd->size = (to == MPI_PROC_NULL || mysize == NOT_READY || !peer_can_recv) ? 0 : mysize;
+    if (from != MPI_PROC_NULL && rcv->size == NOT_READY && rcv->err == 0)
+        rcv->err = EPIPE; /* the sender could not send */
+    if (from == MPI_PROC_NULL || rcv->size == NOT_READY || !can_recv)
+        rcv->size = 0;
+}
+
+static fti_err finish(side *snd, const char *send_path, side *rcv, const char *recv_path)
+{
+    fti_err e = FTI_E_OK;
+    if (rcv->fd >= 0 && rcv->err == 0 &&
+        (ftruncate(rcv->fd, (off_t)rcv->size) != 0 || fti_fsync(rcv->fd) != 0))
+        rcv->err = errno;
+    if (snd->fd >= 0)
+        close(snd->fd);
+    if (rcv->fd >= 0)
+        close(rcv->fd);
+    if (snd->err)
+        e = fti_fail(FTI_E_IO, "sending %s: %s", send_path, strerror(snd->err));
+    if (rcv->err)
+        e = fti_fail(FTI_E_IO, "receiving into %s: %s", recv_path, strerror(rcv->err));
+    return e;
+}
+
+fti_err fti_ring_transfer(const fti_ring *r, const char *send_path, int to, const char *recv_path,
+                          int from, size_t chunk)
+{
+    side snd = {0}, rcv = {0};
+    snd.req[0] = snd.req[1] = rcv.req[0] = rcv.req[1] = MPI_REQUEST_NULL;
+    open_sides(r, &snd, send_path, to, &rcv, recv_path, from, chunk);
+    snd.nchunks = (snd.size + chunk - 1) / chunk;
+    rcv.nchunks = (rcv.size + chunk - 1) / chunk;
+    uint64_t n = snd.nchunks > rcv.nchunks ? snd.nchunks : rcv.nchunks;
+    if (rcv.nchunks)
+        post_recv(&rcv, r, from, chunk, 0);
+    if (snd.nchunks)
+        post_send(&snd, r, to, chunk, 0);
+    for (uint64_t k = 0; k < n; k++) {
+        MPI_Wait(&rcv.req[k & 1], MPI_STATUS_IGNORE);
+        MPI_Wait(&snd.req[k & 1], MPI_STATUS_IGNORE);
+        if (k + 1 < rcv.nchunks)
+            post_recv(&rcv, r, from, chunk, k + 1);
+        if (k + 1 < snd.nchunks)
+            post_send(&snd, r, to, chunk, k + 1);
+        if (k < rcv.nchunks)
+            store_chunk(&rcv, chunk, k);
+    }
+    for (int i = 0; i < 2; i++) {
+        free(snd.buf[i]);
+        free(rcv.buf[i]);
+    }
+    return finish(&snd, send_path, &rcv, recv_path);
+}

@@ -1,0 +1,43 @@
+/*
+ * ring.h - the group ring that L2 and L3 work in: one member per node of the
+ * group (the ranks with the same position on their nodes), ordered by node.
+ * Member i's partner (the holder of its L2 copy) is member i+1.
+ * Helpers here move whole files between members in pipelined chunks.
+ */
+#ifndef FTI_RING_H
+#define FTI_RING_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "context.h"
+
+typedef struct fti_ring {
+    MPI_Comm comm;
+    int size, pos;
+    int left, right; /* ring positions */
+    int app_rank[32];/* application rank of each member */
+    int tag;
+} fti_ring;
+
+/* The ring of this application rank (group_comm of the topology). */
+void fti_ring_of(const fti_ctx *ctx, fti_ring *ring);
+
+/* Collective over the ring, pairwise: sends the file send_path to member
+ * `to` while receiving a file from member `from` into recv_path (created
+ * 0600, overwritten in place, truncated to size, fsync'd). Either side may be
+ * absent (NULL path and MPI_PROC_NULL). Chunks of `chunk` bytes: the read of
+ * chunk i+1 and the write of chunk i overlap the transfer. A local I/O error
+ * never stops the exchange (the peer would wait forever): it is reported
+ * after the whole protocol ran. Returns this rank's result. */
+fti_err fti_ring_transfer(const fti_ring *ring, const char *send_path, int to, const char *recv_path,
+                          int from, size_t chunk);
+
+/* Allgather of one int over the ring. */
+void fti_ring_allgather(const fti_ring *ring, int mine, int *all);
+
+/* Reads len bytes at off from fd into buf; bytes past file_size are zero
+ * (logical padding of shorter files). 0 or -1 (errno). */
+int fti_read_padded(int fd, uint64_t file_size, void *buf, size_t len, uint64_t off);
+
+#endif /* FTI_RING_H */
