@@ -10,7 +10,8 @@ static char last_msg[1024];
 static fti_err last_code = FTI_E_OK;
 static int quiet;
 
-void fti_log_quiet(int on) { quiet = on; }
+/* Nested: each fti_log_quiet(1) is undone by one fti_log_quiet(0). */
+void fti_log_quiet(int on) { quiet += on ? 1 : (quiet > 0 ? -1 : 0); }
 
 void fti_log_setup(int rank, int verbosity)
 {

@@ -69,7 +69,9 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     const fti_level_ops *lv = fti_level(c->level);
     if (lv != NULL && c->level > 1) {
         /* Every rank joins the rebuild, even with its own file valid. */
+        fti_log_quiet(1); /* reasons are reported once, by rank 0, below */
         ok = lv->rebuild(ctx, c, own_ok) == FTI_E_OK;
+        fti_log_quiet(0);
     }
     int all = fti_all_ok(ctx->topo.app, ok);
     if (!all)
@@ -123,9 +125,16 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
             break;
         }
     }
-    if (!r->available)
-        return fti_fail(FTI_E_NOREC, "no committed checkpoint in %s can be restored on every rank "
+    if (!r->available) {
+        int quiet = ctx->topo.app_rank != 0;
+        if (quiet)
+            fti_log_quiet(1);
+        e = fti_fail(FTI_E_NOREC, "no committed checkpoint in %s can be restored on every rank "
                         "(see the list above); nothing was deleted", ctx->dirs.commit);
+        if (quiet)
+            fti_log_quiet(0);
+        return e;
+    }
     e = open_chosen(ctx);
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
         return fti_fail(FTI_E_NOREC, "checkpoint #%llu became unreadable after it was verified",
