@@ -1,0 +1,27 @@
+/*
+ * gf_region.h - GF(2^8) arithmetic on whole buffers (polynomial 0x11d, the
+ * field of jerasure and ISA-L): the multiply-accumulate that distributed
+ * Reed-Solomon encoding and decoding are made of. ISA-L when built in,
+ * jerasure/gf-complete otherwise; both give the same bytes.
+ */
+#ifndef FTI_GF_REGION_H
+#define FTI_GF_REGION_H
+
+#include <stddef.h>
+
+#define FTI_GF_ALIGN 64
+
+/* dst = coef * src (add = 0) or dst ^= coef * src (add = 1), over len bytes.
+ * Buffers come from fti_gf_alloc and len is a multiple of FTI_GF_ALIGN. */
+void fti_gf_mad(unsigned char *dst, const unsigned char *src, int coef, size_t len, int add);
+
+/* 64-byte aligned allocation (free with free()); NULL when out of memory. */
+unsigned char *fti_gf_alloc(size_t n);
+
+/* Rounds n up to a multiple of FTI_GF_ALIGN. */
+size_t fti_gf_round(size_t n);
+
+/* Inverts the n x n matrix mat (destroyed) into inv. 0, or -1 if singular. */
+int fti_gf_invert(int *mat, int *inv, int n);
+
+#endif /* FTI_GF_REGION_H */
