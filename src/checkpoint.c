@@ -112,7 +112,9 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     }
     if (level > 1) {
         fti_fault_phase(level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush", NULL);
-        e = fti_level(level)->post(ctx, &c);
+        fti_ring ring;
+        fti_ring_of(ctx, &ring);
+        e = fti_level(level)->post(ctx, &c, &ring);
     }
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "

@@ -30,6 +30,7 @@ typedef struct fti_config {
     int inline_l[5];  /* [2..4] 1: post-processing inline */
     int keep_last_ckpt;
     int keep_l4_ckpt;
+    int keep_heads_alive; /* 1: heads return FTI_HEAD from FTI_Init instead of exiting */
     int group_size;
     int max_sync_intv;
     int ckpt_io;      /* 1 POSIX, 2 MPI-IO (3 FTI-FF is stored as 1) */

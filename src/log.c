@@ -6,9 +6,10 @@
 /* Logging state is process-wide by nature (one stderr per process). */
 static int log_rank = -1;
 static int log_verbosity = FTI_LOG_INFO;
-static char last_msg[1024];
-static fti_err last_code = FTI_E_OK;
-static int quiet;
+/* Thread-local: the post-processing thread records its own errors. */
+static _Thread_local char last_msg[1024];
+static _Thread_local fti_err last_code = FTI_E_OK;
+static _Thread_local int quiet;
 
 /* Nested: each fti_log_quiet(1) is undone by one fti_log_quiet(0). */
 void fti_log_quiet(int on) { quiet += on ? 1 : (quiet > 0 ? -1 : 0); }

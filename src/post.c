@@ -1,47 +1,274 @@
 #include "post.h"
 
-/* Inline post-processing only, until the asynchronous worker lands. */
-int fti_post_async_available(fti_ctx *ctx, int level)
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "fault.h"
+#include "fti.h"
+#include "levels/levels.h"
+#include "log.h"
+
+typedef enum { POST_INLINE, POST_THREAD, POST_HEAD } post_mode;
+
+struct fti_post {
+    post_mode mode;
+    int in_flight;       /* handed over, not yet committed; the same on every rank */
+    fti_commit job;
+    /* helper thread */
+    fti_ctx *ctx;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int has_job, done, quit, started;
+    fti_err result;
+    /* head */
+    int head_attached;   /* application rank served by a head */
+    MPI_Request reply;
+    int head_result;
+};
+
+#define TAG_JOB(ctx) ((ctx)->cfg.mpi_tag + 1)
+#define TAG_RESULT(ctx) ((ctx)->cfg.mpi_tag + 2)
+#define TAG_END(ctx) ((ctx)->cfg.mpi_tag + 3)
+
+static const char *phase_of(int level)
 {
-    (void)ctx;
-    (void)level;
-    return 0;
+    return level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush";
 }
 
-fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c)
+/* ---- helper thread ------------------------------------------------------- */
+
+static void *thread_main(void *arg)
 {
-    (void)ctx;
-    (void)c;
-    return FTI_E_UNSUPPORTED;
+    fti_post *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->has_job && !p->quit)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->quit)
+            break;
+        fti_commit c = p->job;
+        pthread_mutex_unlock(&p->mu);
+        fti_ring ring;
+        fti_ring_of(p->ctx, &ring);
+        fti_fault_phase(phase_of(c.level), NULL);
+        fti_err e = fti_level(c.level)->post(p->ctx, &c, &ring);
+        pthread_mutex_lock(&p->mu);
+        p->result = e;
+        p->done = 1;
+        p->has_job = 0;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
 }
 
-fti_err fti_post_wait(fti_ctx *ctx)
+static int wants_async(const fti_config *cfg)
 {
-    (void)ctx;
-    return FTI_E_OK;
+    return !cfg->inline_l[2] || !cfg->inline_l[3] || !cfg->inline_l[4];
 }
 
-fti_err fti_post_poll(fti_ctx *ctx)
+static fti_err start_thread(fti_ctx *ctx, fti_post *p)
 {
-    (void)ctx;
+    int level;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_MULTIPLE) {
+        if (ctx->topo.app_rank == 0)
+            fti_log(FTI_LOG_WARN, "config %s: inline_lX = 0 without heads needs MPI initialised with "
+                    "MPI_Init_thread(MPI_THREAD_MULTIPLE); post-processing runs inline", ctx->cfg.file);
+        return FTI_E_OK;
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    if (pthread_create(&p->thread, NULL, thread_main, p) != 0)
+        return fti_fail(FTI_E_NOMEM, "cannot start the post-processing thread");
+    p->started = 1;
+    p->mode = POST_THREAD;
     return FTI_E_OK;
 }
 
 fti_err fti_post_init(fti_ctx *ctx)
 {
-    (void)ctx;
-    return FTI_E_OK;
+    fti_post *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return fti_fail(FTI_E_NOMEM, "FTI_Init: out of memory");
+    p->ctx = ctx;
+    p->reply = MPI_REQUEST_NULL;
+    ctx->post = p;
+    if (ctx->cfg.head) {
+        p->mode = POST_HEAD;
+        p->head_attached = !ctx->topo.is_head;
+        return FTI_E_OK;
+    }
+    return wants_async(&ctx->cfg) ? start_thread(ctx, p) : FTI_E_OK;
 }
 
 void fti_post_shutdown(fti_ctx *ctx)
 {
-    (void)ctx;
+    fti_post *p = ctx->post;
+    if (p == NULL)
+        return;
+    if (p->started) {
+        pthread_mutex_lock(&p->mu);
+        p->quit = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        pthread_join(p->thread, NULL);
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+    }
+    if (p->head_attached) { /* our head serves until every rank of the node said goodbye */
+        int bye = 0;
+        MPI_Send(&bye, 1, MPI_INT, ctx->topo.head_global, TAG_END(ctx), ctx->topo.global);
+    }
+    free(p);
+    ctx->post = NULL;
 }
 
-#include "fti.h"
+int fti_post_async_available(fti_ctx *ctx, int level)
+{
+    fti_post *p = ctx->post;
+    if (p == NULL || ctx->cfg.inline_l[level])
+        return 0;
+    if (p->mode == POST_HEAD) /* a shared MPI-IO file needs the application ranks' collective */
+        return !(level == 4 && ctx->cfg.ckpt_io == 2);
+    return p->mode == POST_THREAD;
+}
+
+fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_post *p = ctx->post;
+    p->job = *c;
+    p->in_flight = 1;
+    if (p->mode == POST_THREAD) {
+        pthread_mutex_lock(&p->mu);
+        p->has_job = 1;
+        p->done = 0;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    } else {
+        MPI_Send(&p->job, (int)sizeof p->job, MPI_BYTE, ctx->topo.head_global, TAG_JOB(ctx),
+                 ctx->topo.global);
+        MPI_Irecv(&p->head_result, 1, MPI_INT, ctx->topo.head_global, TAG_RESULT(ctx),
+                  ctx->topo.global, &p->reply);
+    }
+    return FTI_E_OK;
+}
+
+static int local_done(fti_post *p)
+{
+    int done = 0;
+    if (p->mode == POST_THREAD) {
+        pthread_mutex_lock(&p->mu);
+        done = p->done;
+        pthread_mutex_unlock(&p->mu);
+    } else {
+        MPI_Test(&p->reply, &done, MPI_STATUS_IGNORE);
+        if (done)
+            p->reply = MPI_REQUEST_NULL;
+    }
+    return done;
+}
+
+static fti_err local_wait(fti_post *p)
+{
+    if (p->mode == POST_THREAD) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->done)
+            pthread_cond_wait(&p->cv, &p->mu);
+        fti_err e = p->result;
+        pthread_mutex_unlock(&p->mu);
+        return e;
+    }
+    MPI_Wait(&p->reply, MPI_STATUS_IGNORE);
+    return p->head_result ? FTI_E_OK : FTI_E_IO;
+}
+
+/* Collective: every rank's post-processing agreed on, then the commit. */
+static fti_err finish(fti_ctx *ctx)
+{
+    fti_post *p = ctx->post;
+    fti_err e = local_wait(p);
+    p->in_flight = 0;
+    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+        return fti_fail(FTI_E_IO, "asynchronous level %d post-processing of checkpoint #%llu failed; "
+                        "the last committed checkpoint is #%llu", p->job.level,
+                        (unsigned long long)p->job.seq, (unsigned long long)ctx->meta.last_seq);
+    e = fti_checkpoint_commit(ctx, &p->job);
+    if (e == FTI_E_OK && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_INFO, "checkpoint #%llu level %d committed after asynchronous post-processing",
+                (unsigned long long)p->job.seq, p->job.level);
+    return e;
+}
+
+fti_err fti_post_wait(fti_ctx *ctx)
+{
+    fti_post *p = ctx->post;
+    if (p == NULL || !p->in_flight)
+        return FTI_E_OK;
+    return finish(ctx);
+}
+
+fti_err fti_post_poll(fti_ctx *ctx)
+{
+    fti_post *p = ctx->post;
+    if (p == NULL || !p->in_flight)
+        return FTI_E_OK;
+    if (!fti_all_ok(ctx->topo.app, local_done(p)))
+        return FTI_E_OK;
+    return finish(ctx);
+}
+
+/* ---- head ranks ---------------------------------------------------------- */
+
+/* Post-processing for every application rank of this node, in the same
+ * order on every head of the group, so the collectives match. */
+static int run_head_job(fti_ctx *ctx, const fti_commit *c)
+{
+    int ok = 1;
+    fti_fault_phase(phase_of(c->level), NULL);
+    for (int pos = 0; pos < ctx->topo.app_per_node; pos++) {
+        fti_ring ring;
+        fti_head_ring_of(ctx, pos, &ring);
+        if (fti_level(c->level)->post(ctx, c, &ring) != FTI_E_OK)
+            ok = 0;
+    }
+    return ok;
+}
+
+static void serve(fti_ctx *ctx)
+{
+    int napp = ctx->topo.app_per_node, ends = 0, njobs = 0;
+    fti_commit job;
+    while (ends < napp) {
+        MPI_Status st;
+        MPI_Recv(&job, (int)sizeof job, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, ctx->topo.global, &st);
+        if (st.MPI_TAG == TAG_END(ctx)) {
+            ends++;
+        } else if (st.MPI_TAG == TAG_JOB(ctx) && ++njobs == napp) {
+            /* Every rank of the node wrote its local file: the job can start. */
+            int ok = run_head_job(ctx, &job);
+            for (int pos = 0; pos < napp; pos++)
+                MPI_Send(&ok, 1, MPI_INT, ctx->topo.head_global + 1 + pos, TAG_RESULT(ctx),
+                         ctx->topo.global);
+            njobs = 0;
+        }
+    }
+}
 
 int fti_post_serve_head(fti_ctx *ctx)
 {
-    (void)ctx;
-    return FTI_HEAD;
+    fti_log(FTI_LOG_DEBUG, "head of node %d serving %d ranks", ctx->topo.node, ctx->topo.app_per_node);
+    serve(ctx);
+    int keep = ctx->cfg.keep_heads_alive;
+    fti_post_shutdown(ctx);
+    fti_registry_free(&ctx->reg);
+    ctx->state = FTI_ST_FINALIZED;
+    if (keep)
+        return FTI_HEAD;
+    /* FTI's contract: a head never runs application code. */
+    MPI_Finalize();
+    exit(0);
 }

@@ -72,6 +72,7 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
     memset(t, 0, sizeof *t);
     t->app = MPI_COMM_NULL;
     t->group_comm = MPI_COMM_NULL;
+    t->head_comm = MPI_COMM_NULL;
     if (MPI_Comm_dup(comm, &t->global) != MPI_SUCCESS)
         return fti_fail(FTI_E_MPI, "MPI_Comm_dup of the communicator given to FTI_Init failed");
     MPI_Comm_rank(t->global, &t->global_rank);
@@ -89,6 +90,7 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
 
     /* Application ranks keep their global order, so app rank = node * app_per_node + pos. */
     MPI_Comm_split(t->global, t->is_head ? MPI_UNDEFINED : 0, t->global_rank, &t->app);
+    MPI_Comm_split(t->global, t->is_head ? t->group : MPI_UNDEFINED, t->group_pos, &t->head_comm);
     t->app_rank = -1;
     t->app_size = t->nnodes * t->app_per_node;
     if (!t->is_head) {
@@ -105,6 +107,8 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
 
 void fti_topology_free(fti_topology *t)
 {
+    if (t->head_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&t->head_comm);
     if (t->group_comm != MPI_COMM_NULL)
         MPI_Comm_free(&t->group_comm);
     if (t->app != MPI_COMM_NULL)
@@ -115,4 +119,5 @@ void fti_topology_free(fti_topology *t)
     t->global = MPI_COMM_NULL;
     t->app = MPI_COMM_NULL;
     t->group_comm = MPI_COMM_NULL;
+    t->head_comm = MPI_COMM_NULL;
 }

@@ -19,17 +19,15 @@ static fti_err need_partner(const fti_ctx *ctx)
     return FTI_E_OK;
 }
 
-static fti_err l2_post(fti_ctx *ctx, const fti_commit *c)
+static fti_err l2_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *r)
 {
     fti_err e = need_partner(ctx);
     if (e != FTI_E_OK)
         return e;
-    fti_ring r;
-    fti_ring_of(ctx, &r);
     char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
-    fti_path_local(&ctx->dirs, mine, 2, c->slot, ctx->topo.app_rank);
-    fti_path_partner(&ctx->dirs, copy, c->slot, r.app_rank[r.left]);
-    return fti_ring_transfer(&r, mine, r.right, copy, r.left, (size_t)ctx->cfg.transfer_size);
+    fti_path_local(&ctx->dirs, mine, 2, c->slot, r->app_rank[r->pos]);
+    fti_path_partner(&ctx->dirs, copy, c->slot, r->app_rank[r->left]);
+    return fti_ring_transfer(r, mine, r->right, copy, r->left, (size_t)ctx->cfg.transfer_size);
 }
 
 static int verify_quietly(const char *path, uint64_t seq)

@@ -41,10 +41,10 @@ typedef struct l3_job {
     char data_path[FTI_PATH_MAX], parity_path[FTI_PATH_MAX];
 } l3_job;
 
-static fti_err job_init(fti_ctx *ctx, const fti_commit *c, l3_job *j)
+static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring, l3_job *j)
 {
     memset(j, 0, sizeof *j);
-    fti_ring_of(ctx, &j->r);
+    j->r = *ring;
     j->G = j->r.size;
     if (j->G < 2 || j->G > MAX_G)
         return fti_fail(FTI_E_CONFIG, "config %s: level 3 needs [basic] group_size of 2 to %d, it is %d",
@@ -58,8 +58,8 @@ static fti_err job_init(fti_ctx *ctx, const fti_commit *c, l3_job *j)
             j->coef[row][col] = fti_rs_coefficient(rs, row, col);
     fti_rs_destroy(rs);
     j->chunk = fti_gf_round((size_t)ctx->cfg.block_size);
-    fti_path_local(&ctx->dirs, j->data_path, 3, c->slot, ctx->topo.app_rank);
-    fti_path_parity(&ctx->dirs, j->parity_path, c->slot, ctx->topo.app_rank);
+    fti_path_local(&ctx->dirs, j->data_path, 3, c->slot, ring->app_rank[ring->pos]);
+    fti_path_parity(&ctx->dirs, j->parity_path, c->slot, ring->app_rank[ring->pos]);
     return FTI_E_OK;
 }
 
@@ -173,10 +173,10 @@ static fti_err encode(const l3_job *j, int data_fd, int parity_fd, uint64_t pari
     return err ? fti_fail(FTI_E_IO, "L3 encoding of %s: %s", j->parity_path, strerror(err)) : FTI_E_OK;
 }
 
-static fti_err l3_post(fti_ctx *ctx, const fti_commit *c)
+static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
 {
     l3_job j;
-    fti_err e = job_init(ctx, c, &j);
+    fti_err e = job_init(ctx, c, ring, &j);
     if (e != FTI_E_OK)
         return e;
     struct stat st;
@@ -187,7 +187,7 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c)
     set_smax(&j);
     fti_file_header h;
     fti_file_entry ent[2];
-    parity_header(&j, c, ctx->topo.app_rank, &h, ent);
+    parity_header(&j, c, ring->app_rank[ring->pos], &h, ent);
     if (data_fd < 0 || parity_fd < 0)
         fti_fail(FTI_E_IO, "L3: cannot open %s: %s", data_fd < 0 ? j.data_path : j.parity_path,
                  strerror(errno));
@@ -363,7 +363,9 @@ static fti_err rebuild_data(fti_ctx *ctx, const fti_commit *c, l3_job *j, const 
 static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     l3_job j;
-    fti_err e = job_init(ctx, c, &j);
+    fti_ring ring;
+    fti_ring_of(ctx, &ring);
+    fti_err e = job_init(ctx, c, &ring, &j);
     if (e != FTI_E_OK)
         return e;
     uint64_t parity_off = 0;
@@ -387,7 +389,7 @@ static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     }
     /* With every data file back, parity that was lost is simply encoded again. */
     if (fti_all_ok(j.r.comm, e == FTI_E_OK) && lost_parity &&
-        l3_post(ctx, c) != FTI_E_OK)
+        l3_post(ctx, c, &ring) != FTI_E_OK)
         fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", j.parity_path);
     return e;
 }

@@ -8,13 +8,16 @@
 #define FTI_LEVELS_H
 
 #include "context.h"
+#include "ring.h"
 
 typedef struct fti_level_ops {
     int level;
     const char *name;
-    /* Collective over the application ranks: after every rank wrote its
-     * local file of checkpoint c. Returns this rank's result. */
-    fti_err (*post)(fti_ctx *ctx, const fti_commit *c);
+    /* Collective over `ring` (application ranks, or the heads of the group's
+     * nodes): after every rank wrote its local file of checkpoint c. This
+     * member handles the files of ring->app_rank[ring->pos]. Returns this
+     * member's result. */
+    fti_err (*post)(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring);
     /* Collective: own_ok says whether this rank's local file of c is valid.
      * Rebuilds lost local files; returns FTI_E_OK on this rank when its local
      * file is valid afterwards. Must not hang when other ranks fail. */

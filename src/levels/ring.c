@@ -23,6 +23,19 @@ void fti_ring_of(const fti_ctx *ctx, fti_ring *ring)
         ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, t->node_pos);
 }
 
+void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring)
+{
+    const fti_topology *t = &ctx->topo;
+    ring->comm = t->head_comm;
+    ring->size = t->group_size;
+    ring->pos = t->group_pos;
+    ring->left = (t->group_pos + t->group_size - 1) % t->group_size;
+    ring->right = (t->group_pos + 1) % t->group_size;
+    ring->tag = ctx->cfg.mpi_tag;
+    for (int i = 0; i < t->group_size && i < 32; i++)
+        ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, pos);
+}
+
 void fti_ring_allgather(const fti_ring *ring, int mine, int *all)
 {
     MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, ring->comm);

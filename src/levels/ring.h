@@ -12,6 +12,7 @@
 
 #include "context.h"
 
+
 typedef struct fti_ring {
     MPI_Comm comm;
     int size, pos;
@@ -22,6 +23,10 @@ typedef struct fti_ring {
 
 /* The ring of this application rank (group_comm of the topology). */
 void fti_ring_of(const fti_ctx *ctx, fti_ring *ring);
+
+/* On a head: the ring of the group's heads, acting for the application
+ * ranks at position `pos` of each node. */
+void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring);
 
 /* Collective over the ring, pairwise: sends the file send_path to member
  * `to` while receiving a file from member `from` into recv_path (created

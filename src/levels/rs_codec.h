@@ -62,8 +62,11 @@ void fti_rs_destroy(fti_rs *rs);
 /* Computes the m parity chunks of k data chunks, each len bytes (any len,
  * 0 included; callers pad shorter chunks with zeros logically). data[0..k-1]
  * are read, parity[0..m-1] are written; no output may overlap an input.
- * Pointers need no particular alignment. Returns FTI_RS_OK, FTI_RS_EINVAL or
- * FTI_RS_ENOMEM (the outputs are then unspecified). */
+ * Pointers need no particular alignment, but speed does: give every chunk
+ * 64-byte alignment and a different offset modulo 4096 (say 256 * index);
+ * chunks all at the same page offset alias in the L1 cache and ISA-L drops
+ * from about 9.5 to 5.6 GB/s (bench/rs_encode.c). Returns FTI_RS_OK,
+ * FTI_RS_EINVAL or FTI_RS_ENOMEM (the outputs are then unspecified). */
 int fti_rs_encode(const fti_rs *rs, const unsigned char *const *data, unsigned char *const *parity,
                   size_t len);
 

@@ -98,7 +98,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: ckpt_prog CONFIG write|check|expect-fail ...\n");
         return 2;
     }
-    MPI_Init(&argc, &argv);
+    /* FTI_TEST_THREAD_MULTIPLE=1: the helper-thread post-processing needs it. */
+    const char *tm = getenv("FTI_TEST_THREAD_MULTIPLE");
+    int provided;
+    if (tm && atoi(tm))
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     const char *mode = argv[2];
     int rc = FTI_Init(argv[1], MPI_COMM_WORLD);
     if (strcmp(mode, "expect-fail") == 0) {
