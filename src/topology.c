@@ -44,6 +44,11 @@ static fti_err check_shape(fti_topology *t, const fti_config *cfg)
         return fti_fail(FTI_E_CONFIG, "config %s: [basic] group_size = %d does not divide the %d "
                         "nodes (%d ranks / node_size %d)", cfg->file, t->group_size, t->nnodes,
                         t->global_size, t->node_size);
+    for (int l = 2; l <= 3; l++)
+        if ((cfg->ckpt_min[l] || cfg->ckpt_sec[l] || cfg->ckpt_iter[l]) && t->group_size < 2)
+            return fti_fail(FTI_E_CONFIG, "config %s: level %d is scheduled (ckpt_l%d...) but "
+                            "[basic] group_size = %d: it needs at least 2 nodes per group",
+                            cfg->file, l, l, t->group_size);
     return FTI_E_OK;
 }
 
