@@ -36,6 +36,7 @@ fti_id_t FTI_DBLE = 9;
 fti_id_t FTI_LDBE = 10;
 
 static fti_ctx the_ctx;
+static MPI_Comm user_comm = MPI_COMM_NULL; /* the communicator given to FTI_Init */
 
 static int to_code(fti_err e)
 {
@@ -54,6 +55,11 @@ static fti_ctx *ready(const char *fn)
     else
         fti_fail(FTI_E_STATE, "%s called before a successful FTI_Init", fn);
     return NULL;
+}
+
+fti_ctx *fti_api_ctx(const char *fn)
+{
+    return ready(fn);
 }
 
 /* ---- init and finalize ---------------------------------------------------- */
@@ -107,6 +113,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         return FTI_NSCS;
     }
     memset(ctx, 0, sizeof *ctx);
+    user_comm = globalComm;
     int rank;
     MPI_Comm_rank(globalComm, &rank);
     fti_log_setup(rank, FTI_LOG_INFO);
@@ -117,6 +124,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         e = fti_post_init(ctx);
     if (e != FTI_E_OK) {
         release(ctx);
+        fti_topology_free(&ctx->topo);
         return to_code(e);
     }
     FTI_COMM_WORLD = ctx->topo.app;
@@ -129,6 +137,8 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         /* Leave the library unusable so no new checkpoint can shadow the old ones. */
         ctx->state = FTI_ST_UNINIT;
         release(ctx);
+        fti_topology_free(&ctx->topo);
+        FTI_COMM_WORLD = MPI_COMM_NULL;
         return to_code(e);
     }
     if (ctx->topo.app_rank == 0)
@@ -147,6 +157,10 @@ int FTI_Finalize(void)
     if (e == FTI_E_OK && !ctx->cfg.keep_last_ckpt)
         e = fti_remove_checkpoints(ctx);
     release(ctx);
+    /* Our communicators are freed; the application keeps a valid handle:
+     * the one it gave us (without heads, it has the same ranks). */
+    fti_topology_free(&ctx->topo);
+    FTI_COMM_WORLD = ctx->cfg.head ? MPI_COMM_NULL : user_comm;
     ctx->state = FTI_ST_FINALIZED;
     return to_code(e);
 }

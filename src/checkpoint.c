@@ -7,6 +7,7 @@
 #include "fault.h"
 #include "levels/levels.h"
 #include "log.h"
+#include "metrics.h"
 #include "post.h"
 
 double fti_now(void)
@@ -67,18 +68,25 @@ static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     return e;
 }
 
-static void log_summary(fti_ctx *ctx, const fti_commit *c, double secs, const char *how)
+/* metrics: the checkpoint's line in metrics_file (collective; no-op without the key). */
+static void record(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const char *status)
 {
-    if (ctx->topo.app_rank != 0)
-        return;
-    double mib = (double)c->bytes / (1 << 20);
-    fti_log(FTI_LOG_INFO, "checkpoint #%llu (id %lld) level %d %s: %.1f MiB in %.3f s (%.2f GB/s)",
-            (unsigned long long)c->seq, (long long)c->id, c->level, how, mib, secs,
-            secs > 0 ? (double)c->bytes / secs / 1e9 : 0.0);
+    tm->app_wait = fti_now() - tm->start;
+    fti_metrics_checkpoint(ctx, c, tm, status);
+}
+
+/* Every rank agreed that checkpoint c failed: its metrics line, then the error. */
+static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e)
+{
+    record(ctx, c, tm, "failed");
+    return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "
+                                        "rank; the last committed checkpoint is kept",
+                                        (unsigned long long)c->seq, c->level);
 }
 
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
+    fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
     /* The previous asynchronous post-processing must end (and commit) first. */
     fti_err e = fti_post_wait(ctx);
     if (e != FTI_E_OK)
@@ -86,6 +94,7 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
                 "committed one is still checkpoint #%llu", (unsigned long long)ctx->meta.last_seq);
 
     double t0 = fti_now();
+    tm.wait_prev = t0 - tm.start; /* metrics */
     fti_commit c;
     memset(&c, 0, sizeof c);
     c.level = level;
@@ -99,31 +108,40 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 
     uint64_t mine = 0;
     e = write_local(ctx, &c, &mine);
+    tm.bytes = mine; /* metrics */
+    tm.write = fti_now() - t0;
     MPI_Allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "
-                                            "rank; the last committed checkpoint is kept",
-                                            (unsigned long long)c.seq, level);
+        return failed(ctx, &c, &tm, e);
     if (level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
         e = fti_post_start(ctx, &c);
-        log_summary(ctx, &c, fti_now() - t0, "written, post-processing in background");
+        tm.async = 1; /* metrics: post.c writes the line once it is committed */
+        tm.handover = fti_now();
+        tm.app_wait = tm.handover - tm.start;
+        ctx->metrics.pending = tm;
+        if (ctx->topo.app_rank == 0)
+            fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written, post-processing in background",
+                    (unsigned long long)c.seq, level);
         ctx->ckpt_count++;
         return e;
     }
+    double t1 = fti_now();
     if (level > 1) {
         fti_fault_phase(level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush", NULL);
         fti_ring ring;
         fti_ring_of(ctx, &ring);
         e = fti_level(level)->post(ctx, &c, &ring);
     }
+    tm.post = fti_now() - t1; /* metrics */
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "
-                                            "rank; the last committed checkpoint is kept",
-                                            (unsigned long long)c.seq, level);
+        return failed(ctx, &c, &tm, e);
+    double t2 = fti_now();
     e = fti_checkpoint_commit(ctx, &c);
+    tm.commit = fti_now() - t2; /* metrics */
     if (e == FTI_E_OK) {
         ctx->ckpt_count++;
-        log_summary(ctx, &c, fti_now() - t0, "committed");
+        fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
     }
+    record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
     return e;
 }

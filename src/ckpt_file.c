@@ -215,7 +215,7 @@ static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_en
         char err[256] = "";
         if (fti_capture_to_file(v->dev, v->ptr, e->nbytes, fd, (off_t)e->offset, gpu_bufsize, &h,
                                 err, sizeof err) != 0)
-            rc = fti_fail(v->dev->to_host ? FTI_E_DEVICE : FTI_E_IO,
+            rc = fti_fail(FTI_E_DEVICE,
                           "checkpoint file %s: capturing device variable %d from %s: %s", path,
                           v->id, v->dev->name, err);
     }
@@ -306,6 +306,7 @@ fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr)
     unsigned char fixed[FTI_FILE_FIXED_HEADER];
     struct stat st;
     uint32_t nvars;
+    memset(hdr, 0, sizeof *hdr); /* callers free hdr->vars on any error */
     if (fstat(fd, &st) != 0)
         return fti_fail(FTI_E_IO, "checkpoint file %s: %s", path, strerror(errno));
     if ((uint64_t)st.st_size < FTI_FILE_FIXED_HEADER ||

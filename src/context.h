@@ -9,6 +9,7 @@
 #include "config.h"
 #include "layout.h"
 #include "meta.h"
+#include "metrics.h"
 #include "registry.h"
 #include "schedule.h"
 #include "topology.h"
@@ -39,6 +40,12 @@ typedef struct fti_ctx {
     int icp_active;         /* between FTI_InitICP and FTI_FinalizeICP */
     int icp_id, icp_level;
     uint64_t ckpt_count;    /* checkpoints taken by this run */
+    fti_metrics_state metrics; /* metrics_file: timings in flight (metrics.c) */
 } fti_ctx;
+
+/* The live context for public entry points outside api.c (device_api.c,
+ * fpga_monitor.c), after the call-order check; NULL with the error recorded
+ * when the library is not initialised. */
+fti_ctx *fti_api_ctx(const char *fn);
 
 #endif /* FTI_CONTEXT_H */

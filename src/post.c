@@ -9,6 +9,7 @@
 #include "fti.h"
 #include "levels/levels.h"
 #include "log.h"
+#include "metrics.h"
 
 typedef enum { POST_INLINE, POST_THREAD, POST_HEAD } post_mode;
 
@@ -23,6 +24,7 @@ struct fti_post {
     pthread_cond_t cv;
     int has_job, done, quit, started;
     fti_err result;
+    double post_secs;    /* metrics: duration of the job in the thread */
     /* head */
     int head_attached;   /* application rank served by a head */
     MPI_Request reply;
@@ -54,8 +56,11 @@ static void *thread_main(void *arg)
         fti_ring ring;
         fti_ring_of(p->ctx, &ring);
         fti_fault_phase(phase_of(c.level), NULL);
+        double t0 = fti_now();
         fti_err e = fti_level(c.level)->post(p->ctx, &c, &ring);
+        double secs = fti_now() - t0;
         pthread_mutex_lock(&p->mu);
+        p->post_secs = secs;
         p->result = e;
         p->done = 1;
         p->has_job = 0;
@@ -192,14 +197,22 @@ static fti_err finish(fti_ctx *ctx)
     fti_post *p = ctx->post;
     fti_err e = local_wait(p);
     p->in_flight = 0;
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+    /* metrics: heads do not report their duration; the hand-over to now is an upper bound */
+    fti_ckpt_timing *tm = &ctx->metrics.pending;
+    tm->post = p->mode == POST_THREAD ? p->post_secs : fti_now() - tm->handover;
+    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
+        fti_metrics_checkpoint(ctx, &p->job, tm, "failed");
         return fti_fail(FTI_E_IO, "asynchronous level %d post-processing of checkpoint #%llu failed; "
                         "the last committed checkpoint is #%llu", p->job.level,
                         (unsigned long long)p->job.seq, (unsigned long long)ctx->meta.last_seq);
+    }
+    double t = fti_now();
     e = fti_checkpoint_commit(ctx, &p->job);
-    if (e == FTI_E_OK && ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_INFO, "checkpoint #%llu level %d committed after asynchronous post-processing",
-                (unsigned long long)p->job.seq, p->job.level);
+    tm->commit = fti_now() - t;
+    if (e == FTI_E_OK) /* from the start of the local write to the commit */
+        fti_metrics_log_summary(ctx, &p->job, fti_now() - tm->start - tm->wait_prev,
+                                "committed after asynchronous post-processing");
+    fti_metrics_checkpoint(ctx, &p->job, tm, e == FTI_E_OK ? "committed" : "failed");
     return e;
 }
 
@@ -265,6 +278,7 @@ int fti_post_serve_head(fti_ctx *ctx)
     int keep = ctx->cfg.keep_heads_alive;
     fti_post_shutdown(ctx);
     fti_registry_free(&ctx->reg);
+    fti_topology_free(&ctx->topo);
     ctx->state = FTI_ST_FINALIZED;
     if (keep)
         return FTI_HEAD;

@@ -11,6 +11,7 @@
 #include "fault.h"
 #include "levels/levels.h"
 #include "log.h"
+#include "metrics.h"
 
 #define REASON_LEN 200
 
@@ -60,12 +61,17 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     fti_file_header hdr;
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
     fti_clear_error();
+    fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
+    double t0 = fti_now();
+    tm->candidates++;
     fti_log_quiet(1);
     int own_ok = fti_file_verify(path, c->seq, 1, &hdr) == FTI_E_OK;
     fti_log_quiet(0);
     if (own_ok)
         fti_file_header_free(&hdr);
     int ok = own_ok;
+    double t1 = fti_now();
+    tm->verify += t1 - t0; /* metrics */
     const fti_level_ops *lv = fti_level(c->level);
     if (lv != NULL && c->level > 1) {
         /* Every rank joins the rebuild, even with its own file valid. */
@@ -73,6 +79,7 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
         ok = lv->rebuild(ctx, c, own_ok) == FTI_E_OK;
         fti_log_quiet(0);
     }
+    tm->rebuild += fti_now() - t1; /* metrics */
     int all = fti_all_ok(ctx->topo.app, ok);
     if (!all)
         report_failures(ctx, c, ok, fti_last_error());
@@ -110,6 +117,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         return FTI_E_OK;
     }
     r->pending = 1;
+    ctx->metrics.rec = (fti_recovery_timing){.start = fti_now()}; /* metrics */
     fti_fault_phase("recovery", NULL);
     for (int i = 0; i < n; i++) {
         if (cand[i].nranks != ctx->topo.app_size) {
@@ -126,6 +134,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         }
     }
     if (!r->available) {
+        fti_metrics_recovery(ctx, NULL, "failed"); /* metrics */
         int quiet = ctx->topo.app_rank != 0;
         if (quiet)
             fti_log_quiet(1);
@@ -136,7 +145,9 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         return e;
     }
     e = open_chosen(ctx);
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+    int all = fti_all_ok(ctx->topo.app, e == FTI_E_OK);
+    fti_metrics_recovery(ctx, all ? &r->chosen : NULL, all ? "ready" : "failed"); /* metrics */
+    if (!all)
         return fti_fail(FTI_E_NOREC, "checkpoint #%llu became unreadable after it was verified",
                         (unsigned long long)r->chosen.seq);
     if (ctx->topo.app_rank == 0)
@@ -161,6 +172,7 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
 
 fti_err fti_recover_all(fti_ctx *ctx)
 {
+    double t0 = fti_now(); /* metrics */
     fti_err e = FTI_E_OK;
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
@@ -171,7 +183,10 @@ fti_err fti_recover_all(fti_ctx *ctx)
         e = restore_one(ctx, fd, &ctx->reg.vars[i]);
     if (fd >= 0)
         close(fd);
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+    int all = fti_all_ok(ctx->topo.app, e == FTI_E_OK);
+    if (ctx->rec.available) /* metrics */
+        fti_metrics_restore(ctx, fti_now() - t0, all ? "ok" : "failed");
+    if (!all)
         return e != FTI_E_OK ? e : fti_fail(FTI_E_NOREC, "recover failed on another rank");
     ctx->rec.pending = 0;
     return FTI_E_OK;

@@ -34,6 +34,8 @@ void fti_registry_free(fti_registry *r)
 {
     for (int i = 0; i < r->ntypes; i++)
         free(r->types[i].fields);
+    for (int i = 0; i < r->nvars; i++)
+        free(r->vars[i].dev_owned);
     free(r->types);
     free(r->vars);
     free(r->names);
@@ -72,7 +74,9 @@ static const char *name_of_id(const fti_registry *r, int id)
     return (id >= FTI_FIRST_STRING_ID && i < r->nnames) ? r->names[i] : "";
 }
 
-static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t count, int type)
+/* dev: an explicit backend (FTI_ProtectDevice), or NULL to look ptr up. */
+static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t count, int type,
+                        const fti_device_ops *dev, void *owned)
 {
     const fti_type *t = fti_registry_type(r, type);
     v->id = id;
@@ -80,7 +84,13 @@ static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t 
     v->count = count;
     v->type = type;
     v->elem_size = t->size;
-    v->dev = ptr ? fti_device_lookup(ptr, &v->devinfo) : NULL;
+    free(v->dev_owned);
+    v->dev_owned = owned;
+    memset(&v->devinfo, 0, sizeof v->devinfo);
+    if (dev != NULL)
+        v->dev = dev;
+    else
+        v->dev = ptr ? fti_device_lookup(ptr, &v->devinfo) : NULL;
     /* Host-readable device memory (managed) is written straight, like host memory. */
     if (v->dev && v->devinfo.host_readable)
         v->dev = NULL;
@@ -88,7 +98,8 @@ static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t 
     return FTI_E_OK;
 }
 
-fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type)
+static fti_err protect(fti_registry *r, int id, void *ptr, int64_t count, int type,
+                       const fti_device_ops *dev, void *owned)
 {
     if (count < 0)
         return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d: count %lld is negative", id,
@@ -109,7 +120,7 @@ fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, 
             return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d is already protected with type "
                             "'%s' (id %d); cannot protect it again as '%s' (id %d)", id,
                             r->types[v->type].name, v->type, t->name, type);
-        return fill_var(r, v, id, ptr, count, type);
+        return fill_var(r, v, id, ptr, count, type, dev, owned);
     }
     if (r->nvars == r->var_cap) {
         int cap = r->var_cap ? 2 * r->var_cap : 16;
@@ -121,7 +132,20 @@ fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, 
     }
     v = &r->vars[r->nvars++];
     memset(v, 0, sizeof *v);
-    return fill_var(r, v, id, ptr, count, type);
+    return fill_var(r, v, id, ptr, count, type, dev, owned);
+}
+
+fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type)
+{
+    return protect(r, id, ptr, count, type, NULL, NULL);
+}
+
+fti_err fti_registry_protect_device(fti_registry *r, int id, const fti_device_ops *ops,
+                                    void *handle, void *owned, int64_t count, int type)
+{
+    if (ops == NULL)
+        return fti_fail(FTI_E_ARG, "FTI_ProtectDevice: variable %d: no device backend", id);
+    return protect(r, id, handle, count, type, ops, owned);
 }
 
 fti_err fti_registry_new_type(fti_registry *r, size_t size, const char *name, int composite,

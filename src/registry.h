@@ -40,6 +40,7 @@ typedef struct fti_var {
     char name[FTI_NAME_LEN];
     const fti_device_ops *dev; /* NULL: host memory */
     fti_devptr_info devinfo;
+    void *dev_owned; /* freed with the variable (a device view of FTI_ProtectDevice) */
 } fti_var;
 
 typedef struct fti_registry {
@@ -58,6 +59,12 @@ fti_err fti_registry_init(fti_registry *r);
 void fti_registry_free(fti_registry *r);
 
 fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type);
+/* Like fti_registry_protect, for device memory of an explicit backend:
+ * `handle` is what ops' copies take. On success the registry owns `owned`
+ * (may be NULL) and free()s it when the variable is replaced or the
+ * registry freed; on failure the caller keeps it. */
+fti_err fti_registry_protect_device(fti_registry *r, int id, const fti_device_ops *ops,
+                                    void *handle, void *owned, int64_t count, int type);
 fti_var *fti_registry_find(fti_registry *r, int id);
 uint64_t fti_var_bytes(const fti_var *v);
 

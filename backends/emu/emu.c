@@ -6,7 +6,11 @@
  * a worker thread draining a FIFO of copies, so copies really run behind the
  * caller's back and complete in order per stream. A speed model (one copy
  * engine per direction, shared by all streams, as on a PCIe device) makes a
- * copy take latency + bytes / bandwidth; the worker sleeps for it.
+ * copy take latency + bytes / bandwidth; the worker sleeps for it, and the
+ * bytes land at the end, so reading a destination before its stream_sync
+ * sees stale data, as it can on a real device. fti_emu_fail_after counts
+ * bytes in submission order and the doomed copy's error surfaces at the next
+ * stream_sync, as an asynchronous device error does.
  *
  * The emulated device is process-wide, like a real device driver: its state
  * is the one static `emu` struct below, guarded by its mutex.
@@ -39,6 +43,7 @@ static struct {
     double bandwidth;            /* bytes/s, 0 = unlimited */
     double latency;              /* seconds per copy */
     double engine_free_at[2];    /* per direction: when the copy engine is idle */
+    double memcpy_rate;          /* bytes/s of the last large memcpy, 0 = unknown */
     size_t fail_budget;          /* bytes left before the injected failure */
     int fail_armed;
 } emu = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -227,6 +232,27 @@ static int injection_consume(size_t n, size_t *budget_left)
     return fire ? -1 : 0;
 }
 
+/* Seconds a memcpy of n bytes is expected to take, from the last large one. */
+static double memcpy_estimate(size_t n)
+{
+    pthread_mutex_lock(&emu.lock);
+    double rate = emu.memcpy_rate;
+    pthread_mutex_unlock(&emu.lock);
+    return rate > 0 ? (double)n / rate : 0;
+}
+
+static void timed_memcpy(void *dst, const void *src, size_t n)
+{
+    double t0 = now_seconds();
+    memcpy(dst, src, n);
+    double dt = now_seconds() - t0;
+    if (n >= (64u << 10) && dt > 0) { /* small copies time mostly the clock */
+        pthread_mutex_lock(&emu.lock);
+        emu.memcpy_rate = (double)n / dt;
+        pthread_mutex_unlock(&emu.lock);
+    }
+}
+
 /* ---- streams -------------------------------------------------------------- */
 
 typedef struct emu_op {
@@ -266,11 +292,14 @@ static void op_run(emu_stream *s, const emu_op *op)
     double end = engine_book(op->dir, op->n);
     /* The bytes land at the end of the modelled transfer, so a caller that
      * reads the destination before stream_sync sees stale data, as it could
-     * on a real device. */
+     * on a real device. The memcpy is started early by its expected duration
+     * so that it does not add to the modelled time. */
+    if (end > 0)
+        sleep_until(end - memcpy_estimate(op->n));
+    if (op->n > 0)
+        timed_memcpy(op->dst, op->src, op->n);
     if (end > 0)
         sleep_until(end);
-    if (op->n > 0)
-        memcpy(op->dst, op->src, op->n);
 }
 
 static void *stream_worker(void *arg)

@@ -7,9 +7,7 @@ const fti_level_ops *fti_level(int level)
     switch (level) {
     case 2: return &fti_l2_ops;
     case 3: return &fti_l3_ops;
-#ifdef FTI_HAVE_L4
     case 4: return &fti_l4_ops;
-#endif
     default: return NULL;
     }
 }

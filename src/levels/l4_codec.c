@@ -1,0 +1,456 @@
+#include "l4_codec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "config.h"
+#include "fio.h"
+#include "integrity.h"
+#include "log.h"
+
+/* Chunk table entry: compressed length u64, XXH3-64 of the original chunk
+ * u64, flags u32 (bits 0-7: shuffle stride, 0 = none), reserved u32. */
+#define F_STRIDE_MASK 0xffu
+#define F_STORED 0x100u /* kept as is: compressing did not make it smaller */
+
+typedef unsigned long long ull;
+
+/* ---- byte movers ---------------------------------------------------------- */
+
+static int fd_read(void *arg, void *buf, size_t n, uint64_t off)
+{
+    return fti_pread_full(*(int *)arg, buf, n, (off_t)off);
+}
+
+static int fd_write(void *arg, const void *buf, size_t n, uint64_t off)
+{
+    return fti_pwrite_full(*(int *)arg, buf, n, (off_t)off);
+}
+
+void fti_l4_io_fd(fti_l4_io *io, int *fd)
+{
+    io->read = fd_read;
+    io->write = fd_write;
+    io->arg = fd;
+}
+
+static fti_err read_at(const fti_l4_io *io, void *buf, size_t n, uint64_t off, const fti_l4_names *nm)
+{
+    if (n == 0 || io->read(io->arg, buf, n, off) == 0)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_IO, "%s: cannot read %llu bytes of %s at offset %llu: %s", nm->who,
+                    (ull)n, nm->src, (ull)off, strerror(errno));
+}
+
+static fti_err write_at(const fti_l4_io *io, const void *buf, size_t n, uint64_t off,
+                        const fti_l4_names *nm)
+{
+    if (n == 0 || io->write(io->arg, buf, n, off) == 0)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_IO, "%s: cannot write %llu bytes of %s at offset %llu: %s", nm->who,
+                    (ull)n, nm->dst, (ull)off, strerror(errno));
+}
+
+static void *alloc_or_fail(size_t n, const fti_l4_names *nm, fti_err *e)
+{
+    void *p = malloc(n > 0 ? n : 1);
+    if (p == NULL && *e == FTI_E_OK)
+        *e = fti_fail(FTI_E_NOMEM, "%s: out of memory (%llu bytes) for %s", nm->who, (ull)n, nm->dst);
+    return p;
+}
+
+fti_err fti_l4_copy(const fti_l4_io *src, uint64_t size, const fti_l4_io *dst, size_t chunk,
+                    const fti_l4_names *nm)
+{
+    fti_err e = FTI_E_OK;
+    size_t bufsize = size < chunk ? (size_t)size : chunk;
+    unsigned char *buf = alloc_or_fail(bufsize, nm, &e);
+    for (uint64_t off = 0; e == FTI_E_OK && off < size; off += bufsize) {
+        size_t n = size - off < bufsize ? (size_t)(size - off) : bufsize;
+        e = read_at(src, buf, n, off, nm);
+        if (e == FTI_E_OK)
+            e = write_at(dst, buf, n, off, nm);
+    }
+    free(buf);
+    return e;
+}
+
+/* ---- shuffle filter ------------------------------------------------------- */
+
+/* One loop body per stride, so the compiler unrolls the inner loop for the
+ * two strides used (4, 8); reads are sequential, writes go to `s` streams. */
+static inline void shuffle_s(const unsigned char *in, unsigned char *out, size_t m, unsigned s)
+{
+    for (size_t i = 0; i < m; i++)
+        for (unsigned j = 0; j < s; j++)
+            out[j * m + i] = in[i * s + j];
+}
+
+static inline void unshuffle_s(const unsigned char *in, unsigned char *out, size_t m, unsigned s)
+{
+    for (size_t i = 0; i < m; i++)
+        for (unsigned j = 0; j < s; j++)
+            out[i * s + j] = in[j * m + i];
+}
+
+void fti_l4_shuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride)
+{
+    size_t m = stride > 0 ? n / stride : 0, body = m * stride;
+    if (stride == 8)
+        shuffle_s(in, out, m, 8);
+    else if (stride == 4)
+        shuffle_s(in, out, m, 4);
+    else if (stride > 0)
+        shuffle_s(in, out, m, stride);
+    memcpy(out + body, in + body, n - body);
+}
+
+void fti_l4_unshuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride)
+{
+    size_t m = stride > 0 ? n / stride : 0, body = m * stride;
+    if (stride == 8)
+        unshuffle_s(in, out, m, 8);
+    else if (stride == 4)
+        unshuffle_s(in, out, m, 4);
+    else if (stride > 0)
+        unshuffle_s(in, out, m, stride);
+    memcpy(out + body, in + body, n - body);
+}
+
+/* ---- codecs --------------------------------------------------------------- */
+
+typedef struct coder {
+    int codec, level;
+    ZSTD_CCtx *cc;
+    ZSTD_DCtx *dc;
+} coder;
+
+static size_t coder_bound(int codec, size_t n)
+{
+    return codec == FTI_CODEC_ZLIB ? (size_t)compressBound((uLong)n) : ZSTD_compressBound(n);
+}
+
+static void coder_free(coder *c)
+{
+    ZSTD_freeCCtx(c->cc);
+    ZSTD_freeDCtx(c->dc);
+}
+
+/* NULL, or what went wrong. The zstd contexts are reused across chunks. */
+static const char *coder_compress(coder *c, const void *in, size_t n, void *out, size_t cap,
+                                  size_t *clen)
+{
+    if (c->codec == FTI_CODEC_ZLIB) {
+        uLongf len = (uLongf)cap;
+        int rc = compress2(out, &len, in, (uLong)n, c->level);
+        *clen = len;
+        return rc == Z_OK ? NULL : rc == Z_MEM_ERROR ? "zlib: out of memory" : "zlib: compress2 failed";
+    }
+    if (c->cc == NULL && (c->cc = ZSTD_createCCtx()) == NULL)
+        return "zstd: out of memory";
+    size_t r = ZSTD_compressCCtx(c->cc, out, cap, in, n, c->level);
+    *clen = r;
+    return ZSTD_isError(r) ? ZSTD_getErrorName(r) : NULL;
+}
+
+/* 0 when `clen` bytes decode to exactly n bytes, -1 otherwise. */
+static int coder_decompress(coder *c, const void *in, size_t clen, void *out, size_t n)
+{
+    if (c->codec == FTI_CODEC_ZLIB) {
+        uLongf len = (uLongf)n;
+        return uncompress(out, &len, in, (uLong)clen) == Z_OK && len == n ? 0 : -1;
+    }
+    if (c->dc == NULL && (c->dc = ZSTD_createDCtx()) == NULL)
+        return -1;
+    size_t r = ZSTD_decompressDCtx(c->dc, out, n, in, clen);
+    return !ZSTD_isError(r) && r == n ? 0 : -1;
+}
+
+int fti_l4_is_compressed(const unsigned char *first8)
+{
+    return memcmp(first8, FTI_L4Z_MAGIC, 8) == 0;
+}
+
+/* ---- encoder -------------------------------------------------------------- */
+
+typedef struct enc_state {
+    coder cd;
+    const fti_l4_encoding *enc;
+    size_t chunk, cap;
+    uint64_t size, nchunks, pos; /* pos: where the next compressed chunk goes */
+    unsigned char *table, *in, *tmp, *out;
+    fti_hash whole;
+} enc_state;
+
+static uint64_t nchunks_of(uint64_t size, size_t chunk)
+{
+    return size / chunk + (size % chunk != 0);
+}
+
+static fti_err enc_open(enc_state *s, const fti_l4_encoding *enc, uint64_t size, const fti_l4_names *nm)
+{
+    memset(s, 0, sizeof *s);
+    s->enc = enc;
+    s->cd.codec = enc->codec;
+    s->cd.level = enc->level;
+    s->chunk = enc->chunk > 0 ? enc->chunk : FTI_L4Z_CHUNK;
+    s->size = size;
+    s->nchunks = nchunks_of(size, s->chunk);
+    s->pos = FTI_L4Z_HEADER + s->nchunks * FTI_L4Z_ENTRY;
+    s->cap = coder_bound(enc->codec, s->chunk);
+    fti_err e = FTI_E_OK;
+    if (enc->codec != FTI_CODEC_ZLIB && enc->codec != FTI_CODEC_ZSTD)
+        return fti_fail(FTI_E_ARG, "%s: %s: unknown codec %d", nm->who, nm->dst, enc->codec);
+    if (fti_hash_init(&s->whole) != 0)
+        e = fti_fail(FTI_E_NOMEM, "%s: out of memory for %s", nm->who, nm->dst);
+    s->table = alloc_or_fail((size_t)s->nchunks * FTI_L4Z_ENTRY, nm, &e);
+    s->in = alloc_or_fail(s->chunk, nm, &e);
+    s->tmp = alloc_or_fail(s->chunk, nm, &e);
+    s->out = alloc_or_fail(s->cap, nm, &e);
+    return e;
+}
+
+static void enc_close(enc_state *s)
+{
+    free(s->out);
+    free(s->tmp);
+    free(s->in);
+    free(s->table);
+    fti_hash_free(&s->whole);
+    coder_free(&s->cd);
+}
+
+/* The stride of the floating-point data making up at least half of the
+ * chunk [off, off+n), or 0: shuffling other bytes would only cost time. */
+static unsigned pick_stride(const fti_l4_encoding *enc, uint64_t off, size_t n)
+{
+    uint64_t by[9] = {0};
+    for (int i = 0; i < enc->nfloats; i++) {
+        const fti_l4_span *sp = &enc->floats[i];
+        uint64_t lo = sp->offset > off ? sp->offset : off;
+        uint64_t hi = sp->offset + sp->nbytes < off + n ? sp->offset + sp->nbytes : off + n;
+        if (hi > lo && (sp->stride == 4 || sp->stride == 8))
+            by[sp->stride] += hi - lo;
+    }
+    return by[8] * 2 >= n && by[8] > 0 ? 8 : by[4] * 2 >= n && by[4] > 0 ? 4 : 0;
+}
+
+static fti_err enc_chunk(enc_state *s, uint64_t i, const fti_l4_io *src, const fti_l4_io *dst,
+                         const fti_l4_names *nm)
+{
+    uint64_t off = i * s->chunk;
+    size_t n = s->size - off < s->chunk ? (size_t)(s->size - off) : s->chunk, clen = 0;
+    fti_err e = read_at(src, s->in, n, off, nm);
+    if (e != FTI_E_OK)
+        return e;
+    fti_hash_update(&s->whole, s->in, n);
+    unsigned stride = pick_stride(s->enc, off, n);
+    if (stride)
+        fti_l4_shuffle(s->in, s->tmp, n, stride);
+    const char *why = coder_compress(&s->cd, stride ? s->tmp : s->in, n, s->out, s->cap, &clen);
+    if (why != NULL)
+        return fti_fail(FTI_E_IO, "%s: compressing chunk %llu of %s into %s failed: %s", nm->who,
+                        (ull)i, nm->src, nm->dst, why);
+    uint32_t flags = stride;
+    const unsigned char *data = s->out;
+    if (clen >= n) { /* incompressible: store the original bytes */
+        flags = F_STORED;
+        data = s->in;
+        clen = n;
+    }
+    unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
+    fti_l4_put64(ent, clen);
+    fti_l4_put64(ent + 8, fti_hash_buffer(s->in, n));
+    fti_l4_put32(ent + 16, flags);
+    fti_l4_put32(ent + 20, 0);
+    e = write_at(dst, data, clen, s->pos, nm);
+    s->pos += clen;
+    return e;
+}
+
+/* Header and table go last: until then the stream has no valid magic. */
+static fti_err enc_finish(enc_state *s, const fti_l4_io *dst, const fti_l4_names *nm)
+{
+    unsigned char h[FTI_L4Z_HEADER];
+    memcpy(h, FTI_L4Z_MAGIC, 8);
+    fti_l4_put32(h + 8, FTI_L4Z_VERSION);
+    fti_l4_put32(h + 12, (uint32_t)s->cd.codec);
+    fti_l4_put32(h + 16, (uint32_t)s->cd.level);
+    fti_l4_put32(h + 20, 0);
+    fti_l4_put64(h + 24, s->chunk);
+    fti_l4_put64(h + 32, s->size);
+    fti_l4_put64(h + 40, s->nchunks);
+    fti_l4_put64(h + 48, fti_hash_final(&s->whole));
+    fti_hash meta;
+    if (fti_hash_init(&meta) != 0)
+        return fti_fail(FTI_E_NOMEM, "%s: out of memory for %s", nm->who, nm->dst);
+    fti_hash_update(&meta, h, 56);
+    fti_hash_update(&meta, s->table, (size_t)s->nchunks * FTI_L4Z_ENTRY);
+    fti_l4_put64(h + 56, fti_hash_final(&meta));
+    fti_hash_free(&meta);
+    fti_err e = write_at(dst, h, sizeof h, 0, nm);
+    if (e == FTI_E_OK)
+        e = write_at(dst, s->table, (size_t)s->nchunks * FTI_L4Z_ENTRY, FTI_L4Z_HEADER, nm);
+    return e;
+}
+
+fti_err fti_l4_encode(const fti_l4_io *src, uint64_t size, const fti_l4_io *dst,
+                      const fti_l4_encoding *enc, const fti_l4_names *nm, uint64_t *out_size)
+{
+    enc_state s;
+    fti_err e = enc_open(&s, enc, size, nm);
+    for (uint64_t i = 0; e == FTI_E_OK && i < s.nchunks; i++)
+        e = enc_chunk(&s, i, src, dst, nm);
+    if (e == FTI_E_OK)
+        e = enc_finish(&s, dst, nm);
+    if (e == FTI_E_OK)
+        *out_size = s.pos;
+    enc_close(&s);
+    return e;
+}
+
+/* ---- decoder -------------------------------------------------------------- */
+
+typedef struct dec_state {
+    coder cd;
+    uint64_t chunk, size, nchunks, whole_sum, pos, avail;
+    unsigned char *table, *in, *tmp, *out;
+    fti_hash whole;
+} dec_state;
+
+#define CORRUPT(...) fti_fail(FTI_E_CORRUPT, __VA_ARGS__)
+
+static fti_err dec_check_header(dec_state *s, const unsigned char *h, const fti_l4_names *nm)
+{
+    if (!fti_l4_is_compressed(h))
+        return CORRUPT("%s: %s is not a compressed L4 copy (bad magic)", nm->who, nm->src);
+    if (fti_l4_get32(h + 8) != FTI_L4Z_VERSION)
+        return CORRUPT("%s: %s: compressed format version %u, this library reads %d", nm->who,
+                       nm->src, fti_l4_get32(h + 8), FTI_L4Z_VERSION);
+    s->cd.codec = (int)fti_l4_get32(h + 12);
+    s->chunk = fti_l4_get64(h + 24);
+    s->size = fti_l4_get64(h + 32);
+    s->nchunks = fti_l4_get64(h + 40);
+    s->whole_sum = fti_l4_get64(h + 48);
+    if (s->cd.codec != FTI_CODEC_ZLIB && s->cd.codec != FTI_CODEC_ZSTD)
+        return CORRUPT("%s: %s: unknown codec %d in the header", nm->who, nm->src, s->cd.codec);
+    if (s->chunk == 0 || s->chunk > FTI_L4Z_MAX_CHUNK || s->nchunks != nchunks_of(s->size, s->chunk))
+        return CORRUPT("%s: %s: header corrupt (chunk size %llu, %llu chunks for %llu bytes)",
+                       nm->who, nm->src, (ull)s->chunk, (ull)s->nchunks, (ull)s->size);
+    if (s->nchunks > (s->avail - FTI_L4Z_HEADER) / FTI_L4Z_ENTRY)
+        return CORRUPT("%s: %s is truncated: %llu bytes cannot hold the table of %llu chunks",
+                       nm->who, nm->src, (ull)s->avail, (ull)s->nchunks);
+    return FTI_E_OK;
+}
+
+static fti_err dec_open(dec_state *s, const fti_l4_io *src, const fti_l4_names *nm)
+{
+    unsigned char h[FTI_L4Z_HEADER];
+    if (s->avail < FTI_L4Z_HEADER)
+        return CORRUPT("%s: %s is truncated: %llu bytes, a compressed copy has at least %d",
+                       nm->who, nm->src, (ull)s->avail, FTI_L4Z_HEADER);
+    fti_err e = read_at(src, h, sizeof h, 0, nm);
+    if (e == FTI_E_OK)
+        e = dec_check_header(s, h, nm);
+    size_t tbytes = (size_t)s->nchunks * FTI_L4Z_ENTRY;
+    if (e == FTI_E_OK)
+        s->table = alloc_or_fail(tbytes, nm, &e);
+    if (e == FTI_E_OK)
+        e = read_at(src, s->table, tbytes, FTI_L4Z_HEADER, nm);
+    if (e != FTI_E_OK)
+        return e;
+    fti_hash meta;
+    if (fti_hash_init(&meta) != 0)
+        return fti_fail(FTI_E_NOMEM, "%s: out of memory for %s", nm->who, nm->dst);
+    fti_hash_update(&meta, h, 56);
+    fti_hash_update(&meta, s->table, tbytes);
+    uint64_t sum = fti_hash_final(&meta);
+    fti_hash_free(&meta);
+    if (sum != fti_l4_get64(h + 56))
+        return CORRUPT("%s: %s: header or chunk table corrupt (checksum mismatch)", nm->who,
+                       nm->src);
+    s->pos = FTI_L4Z_HEADER + tbytes;
+    s->in = alloc_or_fail(coder_bound(s->cd.codec, s->chunk), nm, &e);
+    s->tmp = alloc_or_fail(s->chunk, nm, &e);
+    s->out = alloc_or_fail(s->chunk, nm, &e);
+    if (e == FTI_E_OK && fti_hash_init(&s->whole) != 0)
+        e = fti_fail(FTI_E_NOMEM, "%s: out of memory for %s", nm->who, nm->dst);
+    return e;
+}
+
+static void dec_close(dec_state *s)
+{
+    free(s->out);
+    free(s->tmp);
+    free(s->in);
+    free(s->table);
+    fti_hash_free(&s->whole);
+    coder_free(&s->cd);
+}
+
+/* Reads chunk i's stored bytes into s->in after checking its table entry. */
+static fti_err dec_fetch(dec_state *s, uint64_t i, size_t n, const fti_l4_io *src, const fti_l4_names *nm)
+{
+    const unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
+    uint64_t clen = fti_l4_get64(ent);
+    uint32_t flags = fti_l4_get32(ent + 16);
+    int stored = (flags & F_STORED) != 0;
+    if ((stored && (clen != n || (flags & F_STRIDE_MASK))) || clen == 0 ||
+        clen > coder_bound(s->cd.codec, (size_t)s->chunk))
+        return CORRUPT("%s: %s: chunk %llu has a bad table entry (length %llu)", nm->who,
+                       nm->src, (ull)i, (ull)clen);
+    if (clen > s->avail - s->pos)
+        return CORRUPT("%s: %s is truncated: chunk %llu ends at byte %llu, the copy has %llu",
+                       nm->who, nm->src, (ull)i, (ull)(s->pos + clen), (ull)s->avail);
+    return read_at(src, s->in, (size_t)clen, s->pos, nm);
+}
+
+static fti_err dec_chunk(dec_state *s, uint64_t i, const fti_l4_io *src, const fti_l4_io *dst,
+                         const fti_l4_names *nm)
+{
+    uint64_t off = i * s->chunk;
+    size_t n = s->size - off < s->chunk ? (size_t)(s->size - off) : (size_t)s->chunk;
+    fti_err e = dec_fetch(s, i, n, src, nm);
+    if (e != FTI_E_OK)
+        return e;
+    const unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
+    uint64_t clen = fti_l4_get64(ent);
+    uint32_t flags = fti_l4_get32(ent + 16);
+    unsigned stride = flags & F_STRIDE_MASK;
+    if (flags & F_STORED)
+        memcpy(s->out, s->in, n);
+    else if (coder_decompress(&s->cd, s->in, (size_t)clen, stride ? s->tmp : s->out, n) != 0)
+        return CORRUPT("%s: %s: chunk %llu (original bytes %llu-%llu) does not decompress", nm->who,
+                       nm->src, (ull)i, (ull)off, (ull)(off + n - 1));
+    if (stride && !(flags & F_STORED))
+        fti_l4_unshuffle(s->tmp, s->out, n, stride);
+    if (fti_hash_buffer(s->out, n) != fti_l4_get64(ent + 8))
+        return CORRUPT("%s: %s: chunk %llu (original bytes %llu-%llu) is corrupt (checksum "
+                       "mismatch)", nm->who, nm->src, (ull)i, (ull)off, (ull)(off + n - 1));
+    fti_hash_update(&s->whole, s->out, n);
+    s->pos += clen;
+    return write_at(dst, s->out, n, off, nm);
+}
+
+fti_err fti_l4_decode(const fti_l4_io *src, uint64_t avail, const fti_l4_io *dst,
+                      const fti_l4_names *nm, uint64_t *out_size)
+{
+    dec_state s;
+    memset(&s, 0, sizeof s);
+    s.avail = avail;
+    fti_err e = dec_open(&s, src, nm);
+    for (uint64_t i = 0; e == FTI_E_OK && i < s.nchunks; i++)
+        e = dec_chunk(&s, i, src, dst, nm);
+    if (e == FTI_E_OK && s.pos != avail)
+        e = CORRUPT("%s: %s: %llu unexpected bytes after the last chunk", nm->who, nm->src,
+                    (ull)(avail - s.pos));
+    if (e == FTI_E_OK && fti_hash_final(&s.whole) != s.whole_sum)
+        e = CORRUPT("%s: %s: the checksum of the original bytes does not match", nm->who, nm->src);
+    if (e == FTI_E_OK)
+        *out_size = s.size;
+    dec_close(&s);
+    return e;
+}

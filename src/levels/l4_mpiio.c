@@ -1,0 +1,415 @@
+/*
+ * l4_mpiio.c - level 4 with ckpt_io = 2: all ranks write one shared global
+ * file with collective MPI-IO. Layout (little-endian):
+ *   header (64 B): magic "FTIL4SH\0", version u32, nranks u32, seq u64,
+ *                  codec u32, 0 u32, data offset u64, 0 u64, 0 u64,
+ *                  XXH3-64 of bytes 0-55
+ *   index (32 B per rank): offset u64, length u64, rank u32, 0 u32,
+ *                  XXH3-64 of the entry's first 24 bytes
+ *   pieces: rank r's bytes (its local file, as is or compressed) at a
+ *           4 KiB-aligned offset from an exclusive scan of the sizes.
+ * The file is written under a temporary name and renamed by rank 0 once
+ * every rank succeeded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+#include "fault.h"
+#include "fio.h"
+#include "integrity.h"
+#include "l4_pfs.h"
+#include "log.h"
+
+#define SH_MAGIC "FTIL4SH\0"
+#define SH_VERSION 1
+#define SH_HEADER 64
+#define SH_ENTRY 32
+#define SH_ALIGN 4096
+
+typedef unsigned long long ull;
+
+static uint64_t align_up(uint64_t n)
+{
+    return (n + SH_ALIGN - 1) / SH_ALIGN * SH_ALIGN;
+}
+
+static uint64_t data_offset(int nranks)
+{
+    return align_up(SH_HEADER + (uint64_t)nranks * SH_ENTRY);
+}
+
+static const char *mpi_error(int rc, char *buf)
+{
+    int len = 0;
+    if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS)
+        snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
+    return buf;
+}
+
+/* Both wrap a collective step: every rank learns whether all succeeded. */
+static fti_err agreed(const fti_ctx *ctx, fti_err mine, const char *what)
+{
+    if (fti_all_ok(ctx->topo.app, mine == FTI_E_OK))
+        return FTI_E_OK;
+    if (mine != FTI_E_OK)
+        return mine;
+    return fti_fail(FTI_E_IO, "L4 rank %d: %s failed on another rank", ctx->topo.app_rank, what);
+}
+
+/* ---- header and index ------------------------------------------------------ */
+
+static void encode_header(unsigned char *h, int nranks, const fti_commit *c)
+{
+    memset(h, 0, SH_HEADER);
+    memcpy(h, SH_MAGIC, 8);
+    fti_l4_put32(h + 8, SH_VERSION);
+    fti_l4_put32(h + 12, (uint32_t)nranks);
+    fti_l4_put64(h + 16, c->seq);
+    fti_l4_put32(h + 24, (uint32_t)c->codec);
+    fti_l4_put64(h + 32, data_offset(nranks));
+    fti_l4_put64(h + 56, fti_hash_buffer(h, 56));
+}
+
+static void encode_entry(unsigned char *e, uint64_t offset, uint64_t length, int rank)
+{
+    memset(e, 0, SH_ENTRY);
+    fti_l4_put64(e, offset);
+    fti_l4_put64(e + 8, length);
+    fti_l4_put32(e + 16, (uint32_t)rank);
+    fti_l4_put64(e + 24, fti_hash_buffer(e, 24));
+}
+
+static fti_err check_header(const unsigned char *h, const fti_ctx *ctx, const fti_commit *c,
+                            const char *who, const char *path)
+{
+    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_l4_get64(h + 56) != fti_hash_buffer(h, 56))
+        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s: header corrupt", who, path);
+    if (fti_l4_get32(h + 8) != SH_VERSION || fti_l4_get32(h + 12) != (uint32_t)ctx->topo.app_size ||
+        fti_l4_get64(h + 16) != c->seq)
+        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s holds checkpoint #%llu of %u ranks "
+                        "(version %u), expected #%llu of %d", who, path, (ull)fti_l4_get64(h + 16),
+                        fti_l4_get32(h + 12), fti_l4_get32(h + 8), (ull)c->seq, ctx->topo.app_size);
+    return FTI_E_OK;
+}
+
+static fti_err check_entry(const unsigned char *e, int rank, const char *who, const char *path)
+{
+    if (fti_l4_get64(e + 24) != fti_hash_buffer(e, 24) || fti_l4_get32(e + 16) != (uint32_t)rank)
+        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s: index entry of rank %d corrupt",
+                        who, path, rank);
+    return FTI_E_OK;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+typedef struct sh_writer {
+    fti_ctx *ctx;
+    const fti_commit *c;
+    fti_l4_who who;
+    char local[FTI_PATH_MAX], packed[FTI_PATH_MAX], tmp[FTI_PATH_MAX], final[FTI_PATH_MAX];
+    int fd, packed_is_temp;
+    uint64_t len, offset;    /* this rank's piece: its size, where it goes */
+    size_t chunk;
+    unsigned char *buf;
+    uint64_t *all;           /* rank 0: (offset, length) of every rank */
+} sh_writer;
+
+/* This rank's piece: the local file itself, or a compressed copy of it
+ * made in local storage first (its size must be known before the scan). */
+static fti_err prepare_piece(sh_writer *w)
+{
+    fti_ctx *ctx = w->ctx;
+    int rank = ctx->topo.app_rank;
+    fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, rank);
+    snprintf(w->packed, sizeof w->packed, "%s", w->local);
+    fti_err e = FTI_E_OK;
+    if (w->c->codec != FTI_CODEC_NONE) {
+        fti_l4_temp_path(w->packed, w->local, "z");
+        w->packed_is_temp = 1;
+        e = fti_l4_pack(ctx, w->c, w->who.s, w->local, w->packed, &w->len);
+    }
+    struct stat st;
+    if (e == FTI_E_OK && ((w->fd = open(w->packed, O_RDONLY | O_CLOEXEC)) < 0 || fstat(w->fd, &st) != 0))
+        e = fti_fail(FTI_E_MISSING, "%s: cannot read %s: %s", w->who.s, w->packed, strerror(errno));
+    if (e == FTI_E_OK)
+        w->len = (uint64_t)st.st_size;
+    w->buf = malloc(w->chunk);
+    if (rank == 0)
+        w->all = malloc((size_t)ctx->topo.app_size * 2 * sizeof(uint64_t));
+    if (e == FTI_E_OK && (w->buf == NULL || (rank == 0 && w->all == NULL)))
+        e = fti_fail(FTI_E_NOMEM, "%s: out of memory for the MPI-IO buffers", w->who.s);
+    return e;
+}
+
+static void writer_free(sh_writer *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    if (w->packed_is_temp)
+        unlink(w->packed);
+    free(w->buf);
+    free(w->all);
+}
+
+/* Every rank calls MPI_File_write_at_all `rounds` times, with 0 bytes once
+ * its piece is written or after a local error: a collective call that one
+ * rank skips would hang the others. */
+static fti_err write_rounds(sh_writer *w, MPI_File fh, uint64_t rounds)
+{
+    fti_err e = FTI_E_OK;
+    char msg[MPI_MAX_ERROR_STRING];
+    for (uint64_t i = 0; i < rounds; i++) {
+        uint64_t at = i * w->chunk;
+        size_t n = e == FTI_E_OK && at < w->len ? (size_t)(w->len - at < w->chunk ? w->len - at : w->chunk) : 0;
+        if (n > 0 && fti_pread_full(w->fd, w->buf, n, (off_t)at) != 0) {
+            e = fti_fail(FTI_E_IO, "%s: cannot read %s at offset %llu: %s", w->who.s, w->packed,
+                         (ull)at, strerror(errno));
+            n = 0;
+        }
+        if (n > 0 && fti_fault_on_write(-1, n, (off_t)(w->offset + at)) != 0) {
+            e = fti_fail(FTI_E_IO, "%s: cannot write %s: %s", w->who.s, w->tmp, strerror(errno));
+            n = 0;
+        }
+        MPI_Status st;
+        int rc = MPI_File_write_at_all(fh, (MPI_Offset)(w->offset + at), w->buf, (int)n, MPI_BYTE, &st);
+        int count = 0;
+        if (rc == MPI_SUCCESS && n > 0)
+            MPI_Get_count(&st, MPI_BYTE, &count);
+        if (e == FTI_E_OK && (rc != MPI_SUCCESS || (size_t)count != n))
+            e = fti_fail(FTI_E_IO, "%s: writing %llu bytes at offset %llu of %s failed: %s", w->who.s,
+                         (ull)n, (ull)(w->offset + at), w->tmp,
+                         rc != MPI_SUCCESS ? mpi_error(rc, msg) : "short write");
+    }
+    return e;
+}
+
+/* Rank 0 writes header and index with independent writes. */
+static fti_err write_index(sh_writer *w, MPI_File fh)
+{
+    int n = w->ctx->topo.app_size;
+    size_t bytes = SH_HEADER + (size_t)n * SH_ENTRY;
+    unsigned char *idx = calloc(1, bytes);
+    if (idx == NULL)
+        return fti_fail(FTI_E_NOMEM, "%s: out of memory for the index of %s", w->who.s, w->tmp);
+    encode_header(idx, n, w->c);
+    for (int r = 0; r < n; r++)
+        encode_entry(idx + SH_HEADER + (size_t)r * SH_ENTRY, w->all[2 * r], w->all[2 * r + 1], r);
+    fti_err e = FTI_E_OK;
+    char msg[MPI_MAX_ERROR_STRING];
+    for (size_t at = 0; e == FTI_E_OK && at < bytes; at += w->chunk) {
+        int k = (int)(bytes - at < w->chunk ? bytes - at : w->chunk);
+        int rc = MPI_File_write_at(fh, (MPI_Offset)at, idx + at, k, MPI_BYTE, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            e = fti_fail(FTI_E_IO, "%s: writing the index of %s failed: %s", w->who.s, w->tmp,
+                         mpi_error(rc, msg));
+    }
+    free(idx);
+    return e;
+}
+
+/* Where this rank's piece goes, and how many write rounds everyone does. */
+static void place_pieces(sh_writer *w, uint64_t *rounds, uint64_t *total)
+{
+    MPI_Comm comm = w->ctx->topo.app;
+    uint64_t padded = align_up(w->len), before = 0, mine = w->len / w->chunk + (w->len % w->chunk != 0);
+    MPI_Exscan(&padded, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
+    if (w->ctx->topo.app_rank == 0)
+        before = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    w->offset = data_offset(w->ctx->topo.app_size) + before;
+    MPI_Allreduce(&padded, total, 1, MPI_UINT64_T, MPI_SUM, comm);
+    *total += data_offset(w->ctx->topo.app_size);
+    MPI_Allreduce(&mine, rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
+    uint64_t me[2] = {w->offset, w->len};
+    MPI_Gather(me, 2, MPI_UINT64_T, w->all, 2, MPI_UINT64_T, 0, comm);
+}
+
+/* MPI_File_open creates files with the umask's mode; checkpoint files are
+ * private (0600), so rank 0 creates it first. An error shows in the open. */
+static void precreate(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
+    if (fd >= 0) {
+        fchmod(fd, FTI_FILE_MODE); /* a stale file of an interrupted attempt */
+        close(fd);
+    }
+}
+
+/* Collective: the whole shared file under its temporary name. */
+static fti_err write_shared(sh_writer *w)
+{
+    uint64_t rounds = 0, total = 0;
+    place_pieces(w, &rounds, &total);
+    char msg[MPI_MAX_ERROR_STRING];
+    MPI_File fh;
+    if (w->ctx->topo.app_rank == 0)
+        precreate(w->tmp);
+    int rc = MPI_File_open(w->ctx->topo.app, w->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    fti_err e = rc == MPI_SUCCESS ? FTI_E_OK
+                                  : fti_fail(FTI_E_IO, "%s: cannot create the shared global file %s: %s",
+                                             w->who.s, w->tmp, mpi_error(rc, msg));
+    /* MPI-IO agrees on the outcome of an open; should it ever not, the
+     * ranks that opened leak the handle rather than wait in a close. */
+    if ((e = agreed(w->ctx, e, "opening the shared global file")) != FTI_E_OK)
+        return e;
+    e = write_rounds(w, fh, rounds);
+    if (w->ctx->topo.app_rank == 0 && e == FTI_E_OK)
+        e = write_index(w, fh);
+    /* set_size drops the tail of an older, longer file of the same name. */
+    rc = MPI_File_set_size(fh, (MPI_Offset)total);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_File_sync(fh);
+    int rc_close = MPI_File_close(&fh);
+    if (e == FTI_E_OK && (rc != MPI_SUCCESS || rc_close != MPI_SUCCESS))
+        e = fti_fail(FTI_E_IO, "%s: cannot complete the shared global file %s: %s", w->who.s, w->tmp,
+                     mpi_error(rc != MPI_SUCCESS ? rc : rc_close, msg));
+    return e;
+}
+
+/* Rank 0 renames the complete file into place; all learn the outcome. */
+static fti_err publish(sh_writer *w)
+{
+    fti_ctx *ctx = w->ctx;
+    fti_err e = FTI_E_OK;
+    if (ctx->topo.app_rank == 0) {
+        if (rename(w->tmp, w->final) != 0)
+            e = fti_fail(FTI_E_IO, "%s: cannot rename %s to %s: %s", w->who.s, w->tmp, w->final,
+                         strerror(errno));
+        else if (fti_fsync_dir(ctx->dirs.global) != 0)
+            e = fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", w->who.s,
+                         ctx->dirs.global, strerror(errno));
+        else if (ctx->cfg.keep_l4_ckpt)
+            fti_l4_archive(ctx, w->c->seq, w->final);
+    }
+    int ok = e == FTI_E_OK;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
+    if (!ok && e == FTI_E_OK)
+        e = fti_fail(FTI_E_IO, "%s: rank 0 could not rename the shared global file %s into place",
+                     w->who.s, w->final);
+    return e;
+}
+
+fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c)
+{
+    sh_writer w;
+    memset(&w, 0, sizeof w);
+    w.ctx = ctx;
+    w.c = c;
+    w.fd = -1;
+    w.chunk = fti_l4_chunk(ctx);
+    fti_l4_who_of(&w.who, ctx->topo.app_rank);
+    fti_path_global_shared(&ctx->dirs, w.final, c->slot);
+    fti_l4_temp_path(w.tmp, w.final, "tmp");
+    fti_err e = agreed(ctx, prepare_piece(&w), "preparing the L4 piece");
+    if (e == FTI_E_OK)
+        e = agreed(ctx, write_shared(&w), "writing the shared global file");
+    if (e == FTI_E_OK)
+        e = publish(&w);
+    else if (ctx->topo.app_rank == 0)
+        unlink(w.tmp);
+    writer_free(&w);
+    return e;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+typedef struct sh_source {
+    MPI_File fh;
+    uint64_t base;
+    size_t chunk;
+} sh_source;
+
+static int sh_read(void *arg, void *buf, size_t n, uint64_t off)
+{
+    sh_source *s = arg;
+    for (size_t done = 0; done < n;) {
+        int k = (int)(n - done < s->chunk ? n - done : s->chunk), count = 0;
+        MPI_Status st;
+        if (MPI_File_read_at(s->fh, (MPI_Offset)(s->base + off + done), (char *)buf + done, k,
+                             MPI_BYTE, &st) != MPI_SUCCESS ||
+            MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count != k) {
+            errno = EIO;
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    return 0;
+}
+
+static int sh_write(void *arg, const void *buf, size_t n, uint64_t off)
+{
+    (void)arg, (void)buf, (void)n, (void)off;
+    errno = EBADF; /* a source only */
+    return -1;
+}
+
+/* Finds this rank's piece in the open shared file: *offset, *length. */
+static fti_err find_piece(const fti_ctx *ctx, const fti_commit *c, sh_source *s, const char *who,
+                          const char *path, uint64_t *offset, uint64_t *length)
+{
+    unsigned char h[SH_HEADER], ent[SH_ENTRY];
+    int rank = ctx->topo.app_rank;
+    MPI_Offset fsize = 0;
+    MPI_File_get_size(s->fh, &fsize);
+    if ((uint64_t)fsize < data_offset(ctx->topo.app_size) || sh_read(s, h, sizeof h, 0) != 0)
+        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s is truncated (%llu bytes, no "
+                        "complete index)", who, path, (ull)fsize);
+    fti_err e = check_header(h, ctx, c, who, path);
+    if (e == FTI_E_OK && sh_read(s, ent, sizeof ent, SH_HEADER + (uint64_t)rank * SH_ENTRY) != 0)
+        e = fti_fail(FTI_E_IO, "%s: cannot read the index of %s", who, path);
+    if (e == FTI_E_OK)
+        e = check_entry(ent, rank, who, path);
+    if (e != FTI_E_OK)
+        return e;
+    *offset = fti_l4_get64(ent);
+    *length = fti_l4_get64(ent + 8);
+    if (*offset > (uint64_t)fsize || *length > (uint64_t)fsize - *offset)
+        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s is truncated: the piece of rank %d "
+                        "ends at byte %llu, the file has %llu", who, path, rank,
+                        (ull)(*offset + *length), (ull)fsize);
+    return FTI_E_OK;
+}
+
+static fti_err restore_piece(fti_ctx *ctx, const fti_commit *c, MPI_File fh, const char *path)
+{
+    fti_l4_who who;
+    fti_l4_who_of(&who, ctx->topo.app_rank);
+    sh_source s = {fh, 0, fti_l4_chunk(ctx)};
+    uint64_t offset = 0, length = 0;
+    fti_err e = find_piece(ctx, c, &s, who.s, path, &offset, &length);
+    if (e != FTI_E_OK)
+        return e;
+    s.base = offset;
+    fti_l4_io src = {sh_read, sh_write, &s};
+    char name[FTI_PATH_MAX + 64];
+    snprintf(name, sizeof name, "%s (piece of rank %d)", path, ctx->topo.app_rank);
+    return fti_l4_restore(ctx, c, ctx->topo.app_rank, &src, length, name);
+}
+
+fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
+{
+    int need = !own_ok, any = 0;
+    MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, ctx->topo.app);
+    if (!any) /* the open below is collective: skip it together */
+        return FTI_E_OK;
+    char path[FTI_PATH_MAX], msg[MPI_MAX_ERROR_STRING];
+    fti_path_global_shared(&ctx->dirs, path, c->slot);
+    MPI_File fh;
+    int rc = MPI_File_open(ctx->topo.app, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    int all_open = fti_all_ok(ctx->topo.app, rc == MPI_SUCCESS);
+    fti_err e = FTI_E_OK;
+    if (need && all_open)
+        e = restore_piece(ctx, c, fh, path);
+    else if (need)
+        e = fti_fail(FTI_E_MISSING, "L4 rank %d: local file lost and the shared global file %s cannot "
+                     "be opened: %s", ctx->topo.app_rank, path,
+                     rc != MPI_SUCCESS ? mpi_error(rc, msg) : "failed on another rank");
+    if (all_open) /* collective, after the independent reads of the ranks that needed them */
+        MPI_File_close(&fh);
+    return e;
+}

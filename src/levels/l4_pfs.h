@@ -1,0 +1,51 @@
+/*
+ * l4_pfs.h - internals shared by the two L4 writers: POSIX (one global file
+ * per rank, l4_pfs.c) and MPI-IO (one shared file for all ranks,
+ * l4_mpiio.c). Both store a rank's local file either as is or compressed
+ * (l4_codec.h), and restore it the same way.
+ */
+#ifndef FTI_L4_PFS_H
+#define FTI_L4_PFS_H
+
+#include <stdint.h>
+
+#include "context.h"
+#include "l4_codec.h"
+
+/* "L4 rank R", the prefix of every message about rank R's files. */
+typedef struct fti_l4_who {
+    char s[32];
+} fti_l4_who;
+
+void fti_l4_who_of(fti_l4_who *w, int rank);
+
+/* Bytes moved per read/write: transfer_size, capped at 1 GiB so that a
+ * piece always fits an MPI count (int). */
+size_t fti_l4_chunk(const fti_ctx *ctx);
+
+/* `path` with ".fti" replaced by ".<tag>.fti": a temporary file beside it
+ * that the checkpoint cleanup still recognises as ours. */
+void fti_l4_temp_path(char *out, const char *path, const char *tag);
+
+/* Writes the local file `local` to `dst` (created 0600, truncated): copied
+ * as is for FTI_CODEC_NONE, else compressed with c->codec. fsync'd.
+ * *out_size: bytes in dst. Not collective. */
+fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *local,
+                    const char *dst, uint64_t *out_size);
+
+/* Restores this rank's local file of c from src (`avail` bytes, as stored
+ * by fti_l4_pack), then verifies it fully. On failure the half-restored
+ * local file is removed (the source never is); the error names src_name. */
+fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
+                       uint64_t avail, const char *src_name);
+
+/* keep_l4_ckpt = 1: hard-links (or copies) `file` into the archive
+ * directory of checkpoint `seq`. A failure is a warning: the checkpoint
+ * itself is fine. */
+void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file);
+
+/* MPI-IO (ckpt_io = 2), both collective over the application ranks. */
+fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c);
+fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok);
+
+#endif /* FTI_L4_PFS_H */

@@ -1,0 +1,63 @@
+/*
+ * metrics.h - structured metrics (config key metrics_file) and the one-line
+ * checkpoint summary of the log. Every checkpoint, restart decision and
+ * restore appends one JSON line to metrics_file, written by application rank
+ * 0 after a reduction of every rank's timings (max and sum); the fields are
+ * documented in docs/USER_GUIDE.md ("Metrics").
+ */
+#ifndef FTI_METRICS_H
+#define FTI_METRICS_H
+
+#include <stdint.h>
+
+#include "meta.h"
+
+struct fti_ctx;
+
+/* One rank's timings of one checkpoint, in seconds (fti_now()). */
+typedef struct fti_ckpt_timing {
+    double start;     /* the checkpoint call began */
+    double wait_prev; /* waiting for the previous asynchronous checkpoint */
+    double write;     /* capture and write of the local file */
+    double post;      /* level post-processing (async: hand-over to completion seen) */
+    double commit;    /* agreement and commit record */
+    double app_wait;  /* the application was blocked in the checkpoint call */
+    double handover;  /* async: when post-processing was handed over */
+    uint64_t bytes;   /* this rank's local file */
+    int async;
+} fti_ckpt_timing;
+
+/* One rank's timings of the restart decision in FTI_Init. */
+typedef struct fti_recovery_timing {
+    double start;
+    double verify;  /* verifying its own local files */
+    double rebuild; /* the levels' rebuild of lost files */
+    int candidates; /* committed checkpoints tried */
+} fti_recovery_timing;
+
+/* Lives in the context: the checkpoint in asynchronous post-processing and
+ * the restart in progress. */
+typedef struct fti_metrics_state {
+    fti_ckpt_timing pending;
+    fti_recovery_timing rec;
+} fti_metrics_state;
+
+/* Collective over the application ranks when metrics_file is set, no-op
+ * otherwise: appends the line of checkpoint c. status: "committed" or
+ * "failed". Never fails the checkpoint: a write error is a warning. */
+void fti_metrics_checkpoint(struct fti_ctx *ctx, const fti_commit *c, const fti_ckpt_timing *t,
+                            const char *status);
+
+/* Collective, as above: the restart decision of FTI_Init. chosen is NULL
+ * when no checkpoint could be restored (status "failed"). */
+void fti_metrics_recovery(struct fti_ctx *ctx, const fti_commit *chosen, const char *status);
+
+/* Collective, as above: FTI_Recover restored every variable (or failed). */
+void fti_metrics_restore(struct fti_ctx *ctx, double secs, const char *status);
+
+/* Rank 0 only (others return): the one summary line of a checkpoint at
+ * verbosity info: level, size, time, bandwidth. */
+void fti_metrics_log_summary(const struct fti_ctx *ctx, const fti_commit *c, double secs,
+                             const char *how);
+
+#endif /* FTI_METRICS_H */

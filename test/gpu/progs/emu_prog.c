@@ -1,0 +1,191 @@
+/*
+ * emu_prog - end-to-end: device variables on the emulated device, protected
+ * with plain FTI_Protect, checkpointed and recovered through the capture
+ * pipeline. Driven by test/gpu/gpu_emu_e2e.sh.
+ *
+ *   emu_prog CONFIG write SEED LEVEL   fill, FTI_Checkpoint(SEED, LEVEL) must be FTI_DONE
+ *   emu_prog CONFIG fail SEED LEVEL    as write, but the emulated device fails a copy on
+ *                                      rank FAIL_RANK: FTI_Checkpoint must not succeed
+ *   emu_prog CONFIG check SEED         restart: fresh device allocations full of garbage,
+ *                                      FTI_Recover, every device byte compared
+ *
+ * Variables: 0 a host int, 1 device doubles (256 KiB + rank), 2 device bytes of
+ * odd size (several gpu_host_bufsize chunks and a tail), 3 host bytes. Byte
+ * values derive from (seed, rank, variable, index).
+ */
+#include <fti.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/emu.h"
+
+#define FAIL_RANK 2
+
+typedef struct state {
+    int counter;
+    double *grid; /* emulated device memory */
+    size_t ngrid;
+    unsigned char *bytes; /* emulated device memory */
+    size_t nbytes;
+    unsigned char host[1000];
+} state;
+
+static unsigned char pattern(int seed, int rank, int var, size_t i)
+{
+    uint64_t x = (uint64_t)seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)rank << 40 ^
+                 (uint64_t)var << 56 ^ i;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return (unsigned char)x;
+}
+
+static void fill(unsigned char *p, size_t n, int seed, int rank, int var)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = pattern(seed, rank, var, i);
+}
+
+static long mismatches(const unsigned char *p, size_t n, int seed, int rank, int var)
+{
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += p[i] != pattern(seed, rank, var, i);
+    return bad;
+}
+
+/* Device variables get their bytes through the device API only. */
+static int fill_device(void *dev, size_t n, int seed, int rank, int var)
+{
+    unsigned char *tmp = malloc(n);
+    if (tmp == NULL)
+        return -1;
+    fill(tmp, n, seed, rank, var);
+    int rc = fti_emu_write(dev, tmp, n);
+    free(tmp);
+    return rc;
+}
+
+static long check_device(const void *dev, size_t n, int seed, int rank, int var)
+{
+    unsigned char *tmp = malloc(n);
+    long bad = -1;
+    if (tmp != NULL && fti_emu_read(tmp, dev, n) == 0)
+        bad = mismatches(tmp, n, seed, rank, var);
+    free(tmp);
+    return bad;
+}
+
+/* Fresh device allocations, filled with garbage so a skipped restore shows. */
+static int protect_all(state *s, int rank)
+{
+    s->ngrid = 256 * 1024 / sizeof(double) + (size_t)rank;
+    s->nbytes = 3 * 65536 + 5 + (size_t)rank * 13;
+    s->grid = fti_emu_malloc(s->ngrid * sizeof(double));
+    s->bytes = fti_emu_malloc(s->nbytes);
+    if (s->grid == NULL || s->bytes == NULL)
+        return -1;
+    unsigned char *junk = malloc(s->ngrid * sizeof(double));
+    if (junk == NULL)
+        return -1;
+    memset(junk, 0xEE, s->ngrid * sizeof(double));
+    int rc = fti_emu_write(s->grid, junk, s->ngrid * sizeof(double)) |
+             fti_emu_write(s->bytes, junk, s->nbytes);
+    free(junk);
+    s->counter = -1;
+    memset(s->host, 0xEE, sizeof s->host);
+    rc |= FTI_Protect(0, &s->counter, 1, FTI_INTG);
+    rc |= FTI_Protect(1, s->grid, (int64_t)s->ngrid, FTI_DBLE);
+    rc |= FTI_Protect(2, s->bytes, (int64_t)s->nbytes, FTI_CHAR);
+    rc |= FTI_Protect(3, s->host, (int64_t)sizeof s->host, FTI_UCHR);
+    return rc;
+}
+
+static int fill_all(state *s, int seed, int rank)
+{
+    fill((unsigned char *)&s->counter, sizeof s->counter, seed, rank, 0);
+    fill(s->host, sizeof s->host, seed, rank, 3);
+    return fill_device(s->grid, s->ngrid * sizeof(double), seed, rank, 1) |
+           fill_device(s->bytes, s->nbytes, seed, rank, 2);
+}
+
+static long check_all(state *s, int seed, int rank)
+{
+    long g = check_device(s->grid, s->ngrid * sizeof(double), seed, rank, 1);
+    long b = check_device(s->bytes, s->nbytes, seed, rank, 2);
+    if (g < 0 || b < 0)
+        return -1;
+    return g + b + mismatches((unsigned char *)&s->counter, sizeof s->counter, seed, rank, 0) +
+           mismatches(s->host, sizeof s->host, seed, rank, 3);
+}
+
+static int do_write(state *s, int seed, int level, int rank, int inject)
+{
+    if (protect_all(s, rank) != 0 || fill_all(s, seed, rank) != 0) {
+        fprintf(stderr, "rank %d: protect/fill failed\n", rank);
+        return 1;
+    }
+    if (inject && rank == FAIL_RANK)
+        fti_emu_fail_after(100000); /* inside variable 1, after a few chunks */
+    int rc = FTI_Checkpoint(seed, level);
+    if (inject) {
+        printf("rank %d: FTI_Checkpoint with a device failure on rank %d returned %d\n", rank,
+               FAIL_RANK, rc);
+        return rc == FTI_DONE; /* success would be a lie */
+    }
+    if (rc != FTI_DONE)
+        fprintf(stderr, "rank %d: FTI_Checkpoint returned %d\n", rank, rc);
+    return rc != FTI_DONE;
+}
+
+static int do_check(state *s, int seed, int rank)
+{
+    if (FTI_Status() == 0) {
+        fprintf(stderr, "rank %d: FTI_Status() is 0, expected a restart\n", rank);
+        return 1;
+    }
+    if (protect_all(s, rank) != 0)
+        return 1;
+    int rc = FTI_Recover();
+    long bad = rc == FTI_SCES ? check_all(s, seed, rank) : -1, total = 0, worst = 0;
+    MPI_Allreduce(&bad, &total, 1, MPI_LONG, MPI_SUM, FTI_COMM_WORLD);
+    MPI_Allreduce(&bad, &worst, 1, MPI_LONG, MPI_MIN, FTI_COMM_WORLD);
+    if (bad != 0)
+        fprintf(stderr, "rank %d: FTI_Recover %d, %ld bytes differ\n", rank, rc, bad);
+    int failed = total != 0 || worst < 0;
+    if (rank == 0)
+        printf("%s: restored device bytes %s\n", failed ? "FAIL" : "PASS",
+               failed ? "differ" : "identical");
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: emu_prog CONFIG write|fail|check SEED [LEVEL]\n");
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    if (FTI_Init(argv[1], MPI_COMM_WORLD) != FTI_SCES) {
+        fprintf(stderr, "FTI_Init failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    /* A little copy latency keeps copies in flight while the file is written. */
+    fti_emu_set_speed(8e9, 100e-6);
+    int rank, status = 0, seed = atoi(argv[3]), level = argc > 4 ? atoi(argv[4]) : 1;
+    MPI_Comm_rank(FTI_COMM_WORLD, &rank);
+    state s = {0};
+    if (strcmp(argv[2], "write") == 0 || strcmp(argv[2], "fail") == 0)
+        status = do_write(&s, seed, level, rank, strcmp(argv[2], "fail") == 0);
+    else if (strcmp(argv[2], "check") == 0)
+        status = do_check(&s, seed, rank);
+    else
+        status = 2;
+    FTI_Finalize();
+    fti_emu_free(s.bytes);
+    fti_emu_free(s.grid);
+    MPI_Finalize();
+    return status;
+}
