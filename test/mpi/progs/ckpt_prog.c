@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
     int seed = argc > 3 ? atoi(argv[3]) : 1;
-    state s;
+    state s = {0};
     int status = 0;
     if (strcmp(mode, "write") == 0) {
         int level = argc > 4 ? atoi(argv[4]) : 1;
@@ -153,6 +153,8 @@ int main(int argc, char **argv)
             printf("%s: restored bytes %s\n", status ? "FAIL" : "PASS", status ? "differ" : "identical");
     }
     FTI_Finalize();
+    free(s.grid);
+    free(s.bytes);
     MPI_Finalize();
     return status;
 }
