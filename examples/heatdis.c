@@ -409,8 +409,15 @@ int main(int argc, char **argv)
         return 0;
     }
     if (rc != FTI_SCES) {
-        fprintf(stderr, "heatdis: FTI_Init('%s') failed (%d)\n", opt.config, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        /* FTI_Init is collective and fails on every rank alike: no abort, so
+         * the library's explanation reaches the terminal. */
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            fprintf(stderr, "heatdis: FTI_Init('%s') failed (%d: %s)\n", opt.config, rc,
+                    rc == FTI_NREC ? "no checkpoint can be recovered" : "see above");
+        MPI_Finalize();
+        return 1;
     }
     st.init_s = MPI_Wtime() - t0;
     st.restarted = FTI_Status() != 0;

@@ -173,7 +173,8 @@ static fti_err write_rounds(sh_writer *w, MPI_File fh, uint64_t rounds)
             n = 0;
         }
         if (n > 0 && fti_fault_on_write(-1, n, (off_t)(w->offset + at)) != 0) {
-            e = fti_fail(FTI_E_IO, "%s: cannot write %s: %s", w->who.s, w->tmp, strerror(errno));
+            e = fti_fail(FTI_E_IO, "%s: cannot write %llu bytes of %s at offset %llu: %s", w->who.s,
+                         (ull)n, w->tmp, (ull)(w->offset + at), strerror(errno));
             n = 0;
         }
         MPI_Status st;
