@@ -176,6 +176,8 @@ static fti_err parse_value(const char *file, const key_spec *k, const char *s, f
     case K_INT:
         if ((e = parse_integer(file, k, s, &v)) == FTI_E_OK)
             *(int *)field = (int)v;
+        if (k->offset == OFF(group_size))
+            cfg->group_size_given = 1;
         return e;
     case K_SIZE:
         if ((e = parse_integer(file, k, s, &v)) == FTI_E_OK)

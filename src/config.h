@@ -32,6 +32,7 @@ typedef struct fti_config {
     int keep_l4_ckpt;
     int keep_heads_alive; /* 1: heads return FTI_HEAD from FTI_Init instead of exiting */
     int group_size;
+    int group_size_given; /* the key was in the file (else the default adapts to the job) */
     int max_sync_intv;
     int ckpt_io;      /* 1 POSIX, 2 MPI-IO (3 FTI-FF is stored as 1) */
     int enable_staging;

@@ -40,6 +40,9 @@ static fti_err check_shape(fti_topology *t, const fti_config *cfg)
                         cfg->file, t->node_size);
     t->nnodes = t->global_size / t->node_size;
     t->group_size = cfg->group_size;
+    /* Without the key, the default (4) shrinks to the largest size that fits the job. */
+    while (!cfg->group_size_given && t->nnodes % t->group_size != 0)
+        t->group_size--;
     if (t->nnodes % t->group_size != 0)
         return fti_fail(FTI_E_CONFIG, "config %s: [basic] group_size = %d does not divide the %d "
                         "nodes (%d ranks / node_size %d)", cfg->file, t->group_size, t->nnodes,
