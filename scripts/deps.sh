@@ -10,7 +10,7 @@ PACKAGES=(
   zlib1g-dev libzstd-dev libxxhash-dev
   libjerasure-dev libgf-complete-dev libisal-dev
   libiniparser-dev libcmocka-dev
-  gfortran clang python3 util-linux procps
+  gfortran clang libclang-rt-14-dev python3 util-linux procps
 )
 
 missing=()
