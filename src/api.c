@@ -50,6 +50,10 @@ static fti_ctx *ready(const char *fn)
 {
     if (the_ctx.state == FTI_ST_READY)
         return &the_ctx;
+    int mpi_up = 0, rank = -1;
+    MPI_Initialized(&mpi_up);
+    if (mpi_up && the_ctx.state == FTI_ST_UNINIT) /* name the rank even before FTI_Init */
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank), fti_log_setup(rank, FTI_LOG_INFO);
     if (the_ctx.state == FTI_ST_FINALIZED)
         fti_fail(FTI_E_STATE, "%s called after FTI_Finalize", fn);
     else
