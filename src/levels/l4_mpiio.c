@@ -26,11 +26,11 @@
 #include "l4_pfs.h"
 #include "log.h"
 
-#define SH_MAGIC "FTIL4SH\0"
-#define SH_VERSION 1
-#define SH_HEADER 64
-#define SH_ENTRY 32
-#define SH_ALIGN 4096
+#define SH_MAGIC FTI_L4SH_MAGIC
+#define SH_VERSION FTI_L4SH_VERSION
+#define SH_HEADER FTI_L4SH_HEADER
+#define SH_ENTRY FTI_L4SH_ENTRY
+#define SH_ALIGN FTI_L4SH_ALIGN
 
 typedef unsigned long long ull;
 
