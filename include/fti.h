@@ -72,6 +72,23 @@ typedef struct FTIT_H5Group {
     int childrenID[FTI_BUFS];
 } FTIT_H5Group;
 
+/* Descriptive attributes of a protected variable (FTI 1.6): its name and
+ * its shape; which ones FTI_SetAttribute sets is given by OR-ed flags. */
+typedef struct FTIT_shape {
+    int ndims;
+    int64_t count[32];
+} FTIT_shape;
+
+typedef struct FTIT_attribute {
+    char name[FTI_BUFS];
+    FTIT_shape dim;
+} FTIT_attribute;
+
+typedef enum FTIT_attributeFlag {
+    FTI_ATTRIBUTE_NAME = 0x1,
+    FTI_ATTRIBUTE_DIM = 0x2
+} FTIT_attributeFlag;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -107,6 +124,10 @@ FTI_API int FTI_Status(void);
 /* Local. Registers region `id` (or updates its pointer, count and type).
  * `ptr` may be host memory or a CUDA device/managed pointer. */
 FTI_API int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid);
+
+/* Local. Sets the name (stored in the checkpoint's variable table, shown by
+ * fti-ckpt) and/or the shape of protected variable `id`. */
+FTI_API int FTI_SetAttribute(int id, FTIT_attribute attribute, FTIT_attributeFlag flag);
 
 /* Local. Defines an opaque type of `size` bytes and stores its id in *type. */
 FTI_API int FTI_InitType(fti_id_t *type, int size);

@@ -4,6 +4,7 @@
  * onto FTI_SCES / FTI_NSCS / FTI_NREC.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -182,6 +183,33 @@ int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
     if (ctx == NULL)
         return FTI_NSCS;
     return to_code(fti_registry_protect(&ctx->reg, id, ptr, count, tid));
+}
+
+int FTI_SetAttribute(int id, FTIT_attribute attribute, FTIT_attributeFlag flag)
+{
+    fti_ctx *ctx = ready("FTI_SetAttribute");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_var *v = fti_registry_find(&ctx->reg, id);
+    if (v == NULL) {
+        fti_fail(FTI_E_ARG, "FTI_SetAttribute: variable %d is not protected", id);
+        return FTI_NSCS;
+    }
+    if ((flag & FTI_ATTRIBUTE_DIM) && (attribute.dim.ndims < 0 || attribute.dim.ndims > 32)) {
+        fti_fail(FTI_E_ARG, "FTI_SetAttribute: variable %d: %d dimensions (0-32 allowed)", id,
+                 attribute.dim.ndims);
+        return FTI_NSCS;
+    }
+    if (flag & FTI_ATTRIBUTE_NAME) { /* names longer than the file's field are cut */
+        size_t n = strnlen(attribute.name, sizeof v->name - 1);
+        memcpy(v->name, attribute.name, n);
+        v->name[n] = '\0';
+    }
+    if (flag & FTI_ATTRIBUTE_DIM) {
+        v->ndims = attribute.dim.ndims;
+        memcpy(v->dims, attribute.dim.count, sizeof v->dims);
+    }
+    return FTI_SCES;
 }
 
 int FTI_InitType(fti_id_t *type, int size)

@@ -94,7 +94,8 @@ static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t 
     /* Host-readable device memory (managed) is written straight, like host memory. */
     if (v->dev && v->devinfo.host_readable)
         v->dev = NULL;
-    copy_name(v->name, name_of_id(r, id));
+    if (v->name[0] == '\0') /* FTI_SetAttribute's name survives re-protection */
+        copy_name(v->name, name_of_id(r, id));
     return FTI_E_OK;
 }
 

@@ -38,6 +38,8 @@ typedef struct fti_var {
     int type;
     size_t elem_size;
     char name[FTI_NAME_LEN];
+    int ndims;                 /* shape from FTI_SetAttribute, 0: none */
+    int64_t dims[32];
     const fti_device_ops *dev; /* NULL: host memory */
     fti_devptr_info devinfo;
     void *dev_owned; /* freed with the variable (a device view of FTI_ProtectDevice) */

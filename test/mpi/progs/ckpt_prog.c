@@ -73,6 +73,8 @@ static int protect_all(state *s, int rank, size_t kib)
     rc |= FTI_Protect(2, s->bytes, (int64_t)s->nbytes, FTI_CHAR);
     rc |= FTI_Protect(3, s->parts, 7, s->ptype);
     rc |= FTI_Protect(4, NULL, 0, FTI_DBLE);
+    FTIT_attribute at = {.name = "grid", .dim = {1, {(int64_t)s->ngrid}}};
+    rc |= FTI_SetAttribute(1, at, FTI_ATTRIBUTE_NAME | FTI_ATTRIBUTE_DIM);
     return rc;
 }
 
