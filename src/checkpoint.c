@@ -1,6 +1,7 @@
 #include "checkpoint.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -22,6 +23,15 @@ int fti_all_ok(MPI_Comm comm, int ok)
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     return all;
+}
+
+int fti_first_failed(MPI_Comm comm, int ok)
+{
+    int rank, first;
+    MPI_Comm_rank(comm, &rank);
+    int mine = ok ? INT_MAX : rank;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first == INT_MAX ? -1 : first;
 }
 
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
@@ -76,12 +86,12 @@ static void record(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const
 }
 
 /* Every rank agreed that checkpoint c failed: its metrics line, then the error. */
-static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e)
+static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
 {
     record(ctx, c, tm, "failed");
-    return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on another "
-                                        "rank; the last committed checkpoint is kept",
-                                        (unsigned long long)c->seq, c->level);
+    return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on rank %d "
+                                        "(see its message); the last committed checkpoint is kept",
+                                        (unsigned long long)c->seq, c->level, rank);
 }
 
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
@@ -107,12 +117,13 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     c.io = level == 4 ? ctx->cfg.ckpt_io : 0;
 
     uint64_t mine = 0;
+    int bad; /* the first rank that failed a step */
     e = write_local(ctx, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
     MPI_Allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return failed(ctx, &c, &tm, e);
+    if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
+        return failed(ctx, &c, &tm, e, bad);
     if (level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
         e = fti_post_start(ctx, &c);
         tm.async = 1; /* metrics: post.c writes the line once it is committed */
@@ -133,8 +144,8 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
         e = fti_level(level)->post(ctx, &c, &ring);
     }
     tm.post = fti_now() - t1; /* metrics */
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return failed(ctx, &c, &tm, e);
+    if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
+        return failed(ctx, &c, &tm, e, bad);
     double t2 = fti_now();
     e = fti_checkpoint_commit(ctx, &c);
     tm.commit = fti_now() - t2; /* metrics */

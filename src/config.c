@@ -148,17 +148,17 @@ static int safe_name(const char *s)
 static fti_err parse_codec(const char *file, const key_spec *k, const char *s, fti_config *cfg)
 {
     char name[16] = "";
-    int level = -1;
-    if (sscanf(s, "%15[a-z]:%d", name, &level) < 1)
-        name[0] = '\0';
-    if (strcmp(name, "none") == 0 && level < 0) {
+    int level = -1, used = 0;
+    int n = sscanf(s, "%15[a-z]%n:%d%n", name, &used, &level, &used);
+    int whole = n >= 1 && s[used] == '\0'; /* nothing after the level */
+    if (whole && n == 1 && strcmp(name, "none") == 0) {
         cfg->l4_codec = FTI_CODEC_NONE;
-    } else if (strcmp(name, "zlib") == 0 && level <= 9) {
+    } else if (whole && strcmp(name, "zlib") == 0 && (n == 1 || (level >= 0 && level <= 9))) {
         cfg->l4_codec = FTI_CODEC_ZLIB;
-        cfg->l4_codec_level = level < 0 ? 1 : level;
-    } else if (strcmp(name, "zstd") == 0 && level <= 19) {
+        cfg->l4_codec_level = n == 1 ? 1 : level;
+    } else if (whole && strcmp(name, "zstd") == 0 && (n == 1 || (level >= 1 && level <= 19))) {
         cfg->l4_codec = FTI_CODEC_ZSTD;
-        cfg->l4_codec_level = level < 0 ? 1 : level;
+        cfg->l4_codec_level = n == 1 ? 1 : level;
     } else {
         return fti_fail(FTI_E_CONFIG,
                         "config %s: [%s] %s = '%s' is not one of none, zlib:<0-9>, zstd:<1-19>",

@@ -209,6 +209,9 @@ fti_err fti_registry_set_name(fti_registry *r, const char *name, int *id_out)
 {
     if (name == NULL || name[0] == '\0')
         return fti_fail(FTI_E_ARG, "FTI_setIDFromString: empty name");
+    if (strlen(name) >= FTI_NAME_LEN) /* longer names could not be told apart */
+        return fti_fail(FTI_E_ARG, "FTI_setIDFromString: name '%.20s...' has %zu characters, at "
+                        "most %d are allowed", name, strlen(name), FTI_NAME_LEN - 1);
     int id = fti_registry_get_name(r, name);
     if (id >= 0) {
         *id_out = id;
@@ -228,7 +231,7 @@ int fti_registry_get_name(const fti_registry *r, const char *name)
     if (name == NULL)
         return -1;
     for (int i = 0; i < r->nnames; i++)
-        if (strncmp(r->names[i], name, FTI_NAME_LEN - 1) == 0)
+        if (strcmp(r->names[i], name) == 0)
             return FTI_FIRST_STRING_ID + i;
     return -1;
 }

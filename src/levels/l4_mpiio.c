@@ -52,14 +52,23 @@ static const char *mpi_error(int rc, char *buf)
     return buf;
 }
 
-/* Both wrap a collective step: every rank learns whether all succeeded. */
-static fti_err agreed(const fti_ctx *ctx, fti_err mine, const char *what)
+/* The communicator of the flush. The helper thread (inline_l4 = 0, no
+ * heads) runs it while the application thread may be in a collective on
+ * topo.app; two threads must not share a communicator's collectives, so
+ * this must become a dup of topo.app made at init (see the report). */
+static MPI_Comm flush_comm(const fti_ctx *ctx)
 {
-    if (fti_all_ok(ctx->topo.app, mine == FTI_E_OK))
+    return ctx->topo.app;
+}
+
+/* Ends a collective step: every rank learns whether all succeeded. */
+static fti_err agreed(MPI_Comm comm, int rank, fti_err mine, const char *what)
+{
+    if (fti_all_ok(comm, mine == FTI_E_OK))
         return FTI_E_OK;
     if (mine != FTI_E_OK)
         return mine;
-    return fti_fail(FTI_E_IO, "L4 rank %d: %s failed on another rank", ctx->topo.app_rank, what);
+    return fti_fail(FTI_E_IO, "L4 rank %d: %s failed on another rank", rank, what);
 }
 
 /* ---- header and index ------------------------------------------------------ */
@@ -110,6 +119,7 @@ static fti_err check_entry(const unsigned char *e, int rank, const char *who, co
 
 typedef struct sh_writer {
     fti_ctx *ctx;
+    MPI_Comm comm;
     const fti_commit *c;
     fti_l4_who who;
     char local[FTI_PATH_MAX], packed[FTI_PATH_MAX], tmp[FTI_PATH_MAX], final[FTI_PATH_MAX];
@@ -217,7 +227,7 @@ static fti_err write_index(sh_writer *w, MPI_File fh)
 /* Where this rank's piece goes, and how many write rounds everyone does. */
 static void place_pieces(sh_writer *w, uint64_t *rounds, uint64_t *total)
 {
-    MPI_Comm comm = w->ctx->topo.app;
+    MPI_Comm comm = w->comm;
     uint64_t padded = align_up(w->len), before = 0, mine = w->len / w->chunk + (w->len % w->chunk != 0);
     MPI_Exscan(&padded, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (w->ctx->topo.app_rank == 0)
@@ -250,13 +260,13 @@ static fti_err write_shared(sh_writer *w)
     MPI_File fh;
     if (w->ctx->topo.app_rank == 0)
         precreate(w->tmp);
-    int rc = MPI_File_open(w->ctx->topo.app, w->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    int rc = MPI_File_open(w->comm, w->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     fti_err e = rc == MPI_SUCCESS ? FTI_E_OK
                                   : fti_fail(FTI_E_IO, "%s: cannot create the shared global file %s: %s",
                                              w->who.s, w->tmp, mpi_error(rc, msg));
     /* MPI-IO agrees on the outcome of an open; should it ever not, the
      * ranks that opened leak the handle rather than wait in a close. */
-    if ((e = agreed(w->ctx, e, "opening the shared global file")) != FTI_E_OK)
+    if ((e = agreed(w->comm, w->ctx->topo.app_rank, e, "opening the shared global file")) != FTI_E_OK)
         return e;
     e = write_rounds(w, fh, rounds);
     if (w->ctx->topo.app_rank == 0 && e == FTI_E_OK)
@@ -288,7 +298,7 @@ static fti_err publish(sh_writer *w)
             fti_l4_archive(ctx, w->c->seq, w->final);
     }
     int ok = e == FTI_E_OK;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, w->comm);
     if (!ok && e == FTI_E_OK)
         e = fti_fail(FTI_E_IO, "%s: rank 0 could not rename the shared global file %s into place",
                      w->who.s, w->final);
@@ -300,15 +310,17 @@ fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c)
     sh_writer w;
     memset(&w, 0, sizeof w);
     w.ctx = ctx;
+    w.comm = flush_comm(ctx);
     w.c = c;
     w.fd = -1;
     w.chunk = fti_l4_chunk(ctx);
     fti_l4_who_of(&w.who, ctx->topo.app_rank);
     fti_path_global_shared(&ctx->dirs, w.final, c->slot);
     fti_l4_temp_path(w.tmp, w.final, "tmp");
-    fti_err e = agreed(ctx, prepare_piece(&w), "preparing the L4 piece");
+    int rank = ctx->topo.app_rank;
+    fti_err e = agreed(w.comm, rank, prepare_piece(&w), "preparing the L4 piece");
     if (e == FTI_E_OK)
-        e = agreed(ctx, write_shared(&w), "writing the shared global file");
+        e = agreed(w.comm, rank, write_shared(&w), "writing the shared global file");
     if (e == FTI_E_OK)
         e = publish(&w);
     else if (ctx->topo.app_rank == 0)

@@ -1,0 +1,225 @@
+/*
+ * test_schedule.c - when FTI_Snapshot checkpoints. Iteration intervals fire
+ * at exact iterations (the highest due level wins); time intervals come
+ * from minutes or seconds, fire about when their time is up (iterations of
+ * a few ms simulated with sleeps) and are re-planned after a checkpoint.
+ * MPI runs on MPI_COMM_SELF only.
+ */
+#include <mpi.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "schedule.h"
+
+#define ITER_SEC 0.004  /* simulated iteration length */
+#define PERIOD 0.2      /* shortened time interval, seconds */
+#define LATE 0.15       /* how late a checkpoint may come (a loaded machine) */
+#define MAX_LATE 20     /* ... in iterations (the plan uses the iteration length of
+                           the last sync, which contention on 2 cores can skew) */
+
+static void sleep_sec(double s)
+{
+    struct timespec ts = {0, (long)(s * 1e9)};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static fti_config base_config(void)
+{
+    fti_config c;
+    fti_config_defaults(&c);
+    return c;
+}
+
+/* ---- iteration intervals ------------------------------------------------------ */
+
+static void test_iteration_levels(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_iter[1] = 2;
+    c.ckpt_iter[2] = 3;
+    c.ckpt_iter[4] = 6;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    assert_int_equal(s.has_time, 0);
+    /* iteration:        1  2  3  4  5  6  7  8  9 10 11 12 */
+    static const int due[] = {0, 1, 2, 1, 0, 4, 0, 1, 2, 1, 0, 4};
+    for (int i = 0; i < 12; i++) {
+        int level = fti_schedule_tick(&s, MPI_COMM_SELF);
+        if (level != due[i])
+            fail_msg("iteration %d: level %d, expected %d", i + 1, level, due[i]);
+        if (level)
+            fti_schedule_taken(&s, level);
+    }
+    assert_int_equal(s.iter, 12);
+}
+
+/* Taking (or not taking) checkpoints does not move iteration-based levels. */
+static void test_iteration_levels_ignore_taken(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_iter[3] = 5;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    for (int i = 1; i <= 20; i++) {
+        int level = fti_schedule_tick(&s, MPI_COMM_SELF);
+        assert_int_equal(level, i % 5 == 0 ? 3 : 0);
+        if (i == 2)
+            fti_schedule_taken(&s, 4); /* a manual FTI_Checkpoint in between */
+    }
+}
+
+static void test_nothing_configured(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 0);
+}
+
+/* ---- time intervals ------------------------------------------------------------- */
+
+static void test_time_periods(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_min[1] = 1;   /* 60 s */
+    c.ckpt_sec[1] = 30;  /* shorter: wins */
+    c.ckpt_min[2] = 1;
+    c.ckpt_sec[2] = 90;  /* longer: the minutes win */
+    c.ckpt_sec[3] = 5;
+    c.ckpt_min[4] = 2;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    assert_int_equal(s.has_time, 1);
+    assert_true(s.period[1] == 30.0);
+    assert_true(s.period[2] == 60.0);
+    assert_true(s.period[3] == 5.0);
+    assert_true(s.period[4] == 120.0);
+}
+
+/* Ticks with ITER_SEC sleeps until a level is due; returns the level and
+ * sets *at to the elapsed time since `t0`. Gives up after `limit` seconds.
+ * Fails unless the level came within MAX_LATE iterations of the first one
+ * that began at least PERIOD after t0. */
+static int run_until_due(fti_schedule *s, double t0, double limit, double *at)
+{
+    uint64_t crossed = 0;
+    for (;;) {
+        double before = MPI_Wtime() - t0;
+        sleep_sec(ITER_SEC);
+        int level = fti_schedule_tick(s, MPI_COMM_SELF);
+        *at = MPI_Wtime() - t0;
+        if (crossed == 0 && before >= PERIOD)
+            crossed = s->iter;
+        if (crossed != 0 && s->iter > crossed + MAX_LATE)
+            fail_msg("not due %d iterations after the time was up (%.3f s)", MAX_LATE, *at);
+        if (level != 0 || *at > limit)
+            return level;
+    }
+}
+
+static fti_schedule time_schedule(void)
+{
+    fti_config c = base_config();
+    c.ckpt_sec[2] = 1;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    /* The config's unit is a whole second; shorten it to keep the test fast. */
+    s.period[2] = PERIOD;
+    s.due[2] = PERIOD;
+    return s;
+}
+
+static void test_seconds_interval_fires_and_replans(void **state)
+{
+    (void)state;
+    double t0 = MPI_Wtime(), at;
+    fti_schedule s = time_schedule();
+    assert_int_equal(run_until_due(&s, t0, 1.0, &at), 2);
+    if (at < 0.9 * PERIOD || at > PERIOD + LATE)
+        fail_msg("first checkpoint after %.3f s, expected about %.3f s", at, PERIOD);
+    fti_schedule_taken(&s, 2);
+    double t1 = MPI_Wtime();
+    assert_int_equal(run_until_due(&s, t1, 1.0, &at), 2);
+    if (at < 0.9 * PERIOD || at > PERIOD + LATE)
+        fail_msg("second checkpoint %.3f s after the first, expected about %.3f s", at, PERIOD);
+}
+
+/* A due level stays due until a checkpoint is recorded, and taking a higher
+ * level resets the lower time-based ones too. */
+static void test_due_until_taken(void **state)
+{
+    (void)state;
+    double t0 = MPI_Wtime(), at;
+    fti_config c = base_config();
+    c.ckpt_sec[1] = 1;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    s.period[1] = PERIOD;
+    s.due[1] = PERIOD;
+    assert_int_equal(run_until_due(&s, t0, 1.0, &at), 1);
+    for (int i = 0; i < 3; i++) {
+        sleep_sec(ITER_SEC);
+        assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 1);
+    }
+    fti_schedule_taken(&s, 4);
+    for (int i = 0; i < 5; i++) {
+        sleep_sec(ITER_SEC);
+        assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 0);
+    }
+}
+
+/* Iteration and time levels together: the highest due level wins. */
+static void test_highest_wins_mixed(void **state)
+{
+    (void)state;
+    double t0 = MPI_Wtime(), at;
+    fti_config c = base_config();
+    c.ckpt_iter[1] = 1; /* L1 every iteration */
+    c.ckpt_sec[3] = 1;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    s.period[3] = PERIOD;
+    s.due[3] = PERIOD;
+    int level = 1;
+    while (level == 1) {
+        sleep_sec(ITER_SEC);
+        level = fti_schedule_tick(&s, MPI_COMM_SELF);
+        at = MPI_Wtime() - t0;
+        assert_true(at < 1.0);
+    }
+    assert_int_equal(level, 3);
+    assert_true(at >= 0.9 * PERIOD);
+    fti_schedule_taken(&s, 3);
+    sleep_sec(ITER_SEC);
+    assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 1);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_iteration_levels),
+        cmocka_unit_test(test_iteration_levels_ignore_taken),
+        cmocka_unit_test(test_nothing_configured),
+        cmocka_unit_test(test_time_periods),
+        cmocka_unit_test(test_seconds_interval_fires_and_replans),
+        cmocka_unit_test(test_due_until_taken),
+        cmocka_unit_test(test_highest_wins_mixed),
+    };
+    int rc = cmocka_run_group_tests_name("schedule", tests, NULL, NULL);
+    MPI_Finalize();
+    return rc;
+}
