@@ -75,6 +75,7 @@ static void release(fti_ctx *ctx)
     fti_recover_release(ctx);
     fti_registry_free(&ctx->reg);
     fti_staging_free(ctx);
+    fti_capture_sets_free(&ctx->capture); /* pinned buffers and streams of device variables */
 }
 
 /* Steps of FTI_Init that every rank does alike; each ends in agreement. */
@@ -99,6 +100,7 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "directories could not be created on another rank");
     if ((e = fti_registry_init(&ctx->reg)) != FTI_E_OK)
         return e;
+    ctx->reg.no_device_lookup = ctx->cfg.device_backends == FTI_DEVICES_OFF;
     fti_schedule_init(&ctx->sched, &ctx->cfg);
     ctx->rec.var_fd = -1;
     return FTI_E_OK;

@@ -7,8 +7,11 @@
  * host->device. Two pinned buffers, one stream each, are enough for that
  * overlap; a buffer is reused only after its stream was synchronised.
  *
- * Every exit goes through pipe_close(), which waits for all in-flight copies
- * before freeing the buffers they target, so no stream is left busy.
+ * The buffers and streams come from a capture set that outlives the call
+ * (capture.h). Every exit goes through pipe_close(), which waits for all
+ * in-flight copies, so between captures no stream is busy and no buffer is
+ * the target of a copy: a kept set is safe to reuse, grow or free. A set
+ * that saw a failure is emptied there, and rebuilt by its next use.
  */
 #include "capture.h"
 
@@ -24,12 +27,11 @@
 /* Large files: offsets must be 64-bit (they are on every LP64 target). */
 _Static_assert(sizeof(off_t) >= 8, "capture needs a 64-bit off_t");
 
-#define PIPE_DEPTH 2
-
 typedef struct pipe {
-    const fti_device_ops *ops;
-    void *stream[PIPE_DEPTH];
-    void *buf[PIPE_DEPTH];
+    const fti_device_ops *ops; /* the copies go through these (a view's own) */
+    fti_capture_set *set;      /* buffers and streams: the caller's, or scratch */
+    fti_capture_set scratch;   /* when the caller keeps none */
+    int keep;                  /* set is the caller's: kept after a success */
     int depth;      /* buffers/streams in use: 1 for a single chunk, else 2 */
     size_t chunk;   /* bytes per chunk */
     size_t nchunks;
@@ -65,39 +67,135 @@ static size_t chunk_len(const pipe_t *p, size_t idx, size_t n)
     return n - start < p->chunk ? n - start : p->chunk;
 }
 
-/* Waits for every stream, frees everything; safe on a half-opened pipe. */
+/* ---- capture sets ----------------------------------------------------------- */
+
+/* Frees the set's streams and buffers, keeping its backend. Every stream
+ * must be idle (pipe_close synchronised it); destroy would wait anyway. */
+static void set_release(fti_capture_set *s)
+{
+    for (int i = 0; i < FTI_CAPTURE_DEPTH; i++) {
+        if (s->stream[i] != NULL)
+            s->ops.stream_destroy(s->stream[i]);
+        s->stream[i] = NULL;
+    }
+    for (int i = 0; i < FTI_CAPTURE_DEPTH; i++) {
+        if (s->buf[i] != NULL)
+            s->ops.host_free(s->buf[i]);
+        s->buf[i] = NULL;
+        s->cap[i] = 0;
+    }
+}
+
+void fti_capture_sets_free(fti_capture_sets *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < s->n; i++)
+        set_release(&s->set[i]);
+    memset(s, 0, sizeof *s);
+}
+
+/* Same backend: buffers and streams of one serve the other. A view of
+ * FTI_ProtectDevice differs from its backend in the copies only. */
+static int same_backend(const fti_device_ops *a, const fti_device_ops *b)
+{
+    return a->host_alloc == b->host_alloc && a->host_free == b->host_free &&
+           a->stream_create == b->stream_create && a->stream_destroy == b->stream_destroy &&
+           a->stream_sync == b->stream_sync && a->name != NULL && b->name != NULL &&
+           strcmp(a->name, b->name) == 0;
+}
+
+/* The kept set of ops in sets, added when new; NULL when sets is full. */
+static fti_capture_set *sets_find(fti_capture_sets *sets, const fti_device_ops *ops)
+{
+    for (int i = 0; i < sets->n; i++)
+        if (same_backend(&sets->set[i].ops, ops))
+            return &sets->set[i];
+    if (sets->n == FTI_CAPTURE_MAX_SETS)
+        return NULL;
+    fti_capture_set *s = &sets->set[sets->n++];
+    memset(s, 0, sizeof *s);
+    s->ops = *ops;
+    return s;
+}
+
+/* Uses the caller's set for ops, or a scratch set freed at pipe_close. */
+static void pipe_attach(pipe_t *p, fti_capture_sets *sets)
+{
+    p->set = sets != NULL ? sets_find(sets, p->ops) : NULL;
+    p->keep = p->set != NULL;
+    if (p->set == NULL) {
+        memset(&p->scratch, 0, sizeof p->scratch);
+        p->scratch.ops = *p->ops;
+        p->set = &p->scratch;
+    }
+}
+
+/* Bytes to allocate for a kept buffer of `have` bytes that must hold `need`:
+ * at least double (up to a chunk), so variables of growing sizes cost a few
+ * allocations, not one each. A scratch buffer gets exactly `need`. */
+static size_t grown_size(const pipe_t *p, size_t have, size_t need)
+{
+    size_t want = p->keep && have <= p->chunk / 2 ? 2 * have : have;
+    if (want > p->chunk)
+        want = p->chunk;
+    return want > need ? want : need;
+}
+
+/* Buffer i holds at least `need` bytes afterwards. Its stream is idle (all
+ * are between captures), so the old buffer can go at once. */
+static int ensure_buffer(pipe_t *p, int i, size_t need)
+{
+    fti_capture_set *s = p->set;
+    if (s->buf[i] != NULL && s->cap[i] >= need)
+        return 0;
+    size_t bytes = grown_size(p, s->cap[i], need);
+    if (s->buf[i] != NULL)
+        s->ops.host_free(s->buf[i]);
+    s->buf[i] = NULL;
+    s->cap[i] = 0;
+    if (s->ops.host_alloc(&s->buf[i], bytes) != 0) {
+        s->buf[i] = NULL;
+        return pipe_device_error(p, "host_alloc of a pinned buffer", 0);
+    }
+    s->cap[i] = bytes;
+    return 0;
+}
+
+static int ensure_stream(pipe_t *p, int i)
+{
+    fti_capture_set *s = p->set;
+    if (s->stream[i] != NULL)
+        return 0;
+    if (s->ops.stream_create(&s->stream[i]) != 0) {
+        s->stream[i] = NULL;
+        return pipe_device_error(p, "stream_create", 0);
+    }
+    return 0;
+}
+
+/* ---- the pipeline ------------------------------------------------------------ */
+
+/* Waits for every stream in use, so that none is busy between captures and
+ * the buffers may be reused or freed; then frees the set unless the caller
+ * keeps it and all went well. Safe on a half-opened pipe. */
 static void pipe_close(pipe_t *p)
 {
-    for (int i = 0; i < p->depth; i++) {
-        if (p->stream[i] == NULL)
-            continue;
-        if (p->ops->stream_sync(p->stream[i]) != 0)
+    for (int i = 0; i < p->depth; i++)
+        if (p->set->stream[i] != NULL && p->set->ops.stream_sync(p->set->stream[i]) != 0)
             pipe_device_error(p, "stream_sync while closing", 0);
-        p->ops->stream_destroy(p->stream[i]);
-        p->stream[i] = NULL;
-    }
-    for (int i = 0; i < p->depth; i++) {
-        if (p->buf[i] != NULL)
-            p->ops->host_free(p->buf[i]);
-        p->buf[i] = NULL;
-    }
+    if (!p->keep || p->failed)
+        set_release(p->set);
 }
 
 static int pipe_open(pipe_t *p, size_t n)
 {
     p->nchunks = (n - 1) / p->chunk + 1;
-    p->depth = p->nchunks > 1 ? PIPE_DEPTH : 1;
+    p->depth = p->nchunks > 1 ? FTI_CAPTURE_DEPTH : 1;
     size_t bytes = n < p->chunk ? n : p->chunk;
-    for (int i = 0; i < p->depth; i++) {
-        if (p->ops->host_alloc(&p->buf[i], bytes) != 0) {
-            p->buf[i] = NULL;
-            return pipe_device_error(p, "host_alloc of a pinned buffer", 0);
-        }
-        if (p->ops->stream_create(&p->stream[i]) != 0) {
-            p->stream[i] = NULL;
-            return pipe_device_error(p, "stream_create", 0);
-        }
-    }
+    for (int i = 0; i < p->depth; i++)
+        if (ensure_buffer(p, i, bytes) != 0 || ensure_stream(p, i) != 0)
+            return -1;
     return 0;
 }
 
@@ -161,7 +259,7 @@ static int read_full(pipe_t *p, int fd, void *buf, size_t n, off_t off)
 static int copy_out(pipe_t *p, const void *handle, size_t idx, size_t n)
 {
     int b = (int)(idx % (size_t)p->depth);
-    if (p->ops->to_host(p->stream[b], p->buf[b], handle, idx * p->chunk,
+    if (p->ops->to_host(p->set->stream[b], p->set->buf[b], handle, idx * p->chunk,
                         chunk_len(p, idx, n)) != 0)
         return pipe_device_error(p, "device->host copy", idx);
     return 0;
@@ -172,15 +270,16 @@ static int drain_out(pipe_t *p, size_t idx, size_t n, int fd, off_t off, fti_has
 {
     int b = (int)(idx % (size_t)p->depth);
     size_t len = chunk_len(p, idx, n);
-    if (p->ops->stream_sync(p->stream[b]) != 0)
+    if (p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "device->host copy", idx);
     if (hash != NULL)
-        fti_hash_update(hash, p->buf[b], len);
-    return write_full(p, fd, p->buf[b], len, off + (off_t)(idx * p->chunk));
+        fti_hash_update(hash, p->set->buf[b], len);
+    return write_full(p, fd, p->set->buf[b], len, off + (off_t)(idx * p->chunk));
 }
 
-int fti_capture_to_file(const fti_device_ops *ops, const void *handle, size_t n, int fd,
-                        off_t off, size_t bufsize, fti_hash *hash, char *err, size_t errlen)
+int fti_capture_to_file(fti_capture_sets *sets, const fti_device_ops *ops, const void *handle,
+                        size_t n, int fd, off_t off, size_t bufsize, fti_hash *hash, char *err,
+                        size_t errlen)
 {
     pipe_t p;
     pipe_init(&p, ops, bufsize, err, errlen);
@@ -188,6 +287,7 @@ int fti_capture_to_file(const fti_device_ops *ops, const void *handle, size_t n,
         return -1;
     if (n == 0)
         return 0;
+    pipe_attach(&p, sets);
     int rc = pipe_open(&p, n);
     if (rc == 0)
         rc = copy_out(&p, handle, 0, n);
@@ -211,13 +311,13 @@ static int fill_in(pipe_t *p, void *handle, size_t idx, size_t n, int fd, off_t 
 {
     int b = (int)(idx % (size_t)p->depth);
     size_t len = chunk_len(p, idx, n);
-    if (idx >= (size_t)p->depth && p->ops->stream_sync(p->stream[b]) != 0)
+    if (idx >= (size_t)p->depth && p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "host->device copy", idx - (size_t)p->depth);
-    if (read_full(p, fd, p->buf[b], len, off + (off_t)(idx * p->chunk)) != 0)
+    if (read_full(p, fd, p->set->buf[b], len, off + (off_t)(idx * p->chunk)) != 0)
         return -1;
     if (hash != NULL)
-        fti_hash_update(hash, p->buf[b], len);
-    if (p->ops->to_device(p->stream[b], handle, idx * p->chunk, p->buf[b], len) != 0)
+        fti_hash_update(hash, p->set->buf[b], len);
+    if (p->ops->to_device(p->set->stream[b], handle, idx * p->chunk, p->set->buf[b], len) != 0)
         return pipe_device_error(p, "host->device copy", idx);
     return 0;
 }
@@ -229,14 +329,15 @@ static int finish_in(pipe_t *p)
     for (int b = 0; b < p->depth; b++) {
         size_t last = p->nchunks - 1;
         size_t idx = last - (last - (size_t)b) % (size_t)p->depth;
-        if (p->ops->stream_sync(p->stream[b]) != 0)
+        if (p->ops->stream_sync(p->set->stream[b]) != 0)
             return pipe_device_error(p, "host->device copy", idx);
     }
     return 0;
 }
 
-int fti_capture_from_file(const fti_device_ops *ops, void *handle, size_t n, int fd, off_t off,
-                          size_t bufsize, fti_hash *hash, char *err, size_t errlen)
+int fti_capture_from_file(fti_capture_sets *sets, const fti_device_ops *ops, void *handle,
+                          size_t n, int fd, off_t off, size_t bufsize, fti_hash *hash, char *err,
+                          size_t errlen)
 {
     pipe_t p;
     pipe_init(&p, ops, bufsize, err, errlen);
@@ -244,6 +345,7 @@ int fti_capture_from_file(const fti_device_ops *ops, void *handle, size_t n, int
         return -1;
     if (n == 0)
         return 0;
+    pipe_attach(&p, sets);
     int rc = pipe_open(&p, n);
     for (size_t i = 0; rc == 0 && i < p.nchunks; i++)
         rc = fill_in(&p, handle, i, n, fd, off, hash);

@@ -69,7 +69,8 @@ static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     hdr.level = (uint32_t)c->level;
     hdr.rank = (uint32_t)ctx->topo.app_rank;
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_err e = fti_file_write(path, &ctx->reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize);
+    fti_err e = fti_file_write_sets(path, &ctx->reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
+                                    &ctx->capture);
     if (e == FTI_E_OK) {
         *bytes = hdr.file_size;
         fti_file_header_free(&hdr);

@@ -201,7 +201,7 @@ static int write_host(int fd, const char *src, uint64_t n, off_t off, fti_hash *
 }
 
 static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_entry *e,
-                         size_t gpu_bufsize)
+                         size_t gpu_bufsize, fti_capture_sets *sets)
 {
     fti_hash h;
     if (fti_hash_init(&h) != 0)
@@ -213,8 +213,8 @@ static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_en
                           path, v->id, (unsigned long long)e->nbytes, strerror(errno));
     } else {
         char err[256] = "";
-        if (fti_capture_to_file(v->dev, v->ptr, e->nbytes, fd, (off_t)e->offset, gpu_bufsize, &h,
-                                err, sizeof err) != 0)
+        if (fti_capture_to_file(sets, v->dev, v->ptr, e->nbytes, fd, (off_t)e->offset,
+                                gpu_bufsize, &h, err, sizeof err) != 0)
             rc = fti_fail(FTI_E_DEVICE,
                           "checkpoint file %s: capturing device variable %d from %s: %s", path,
                           v->id, v->dev->name, err);
@@ -265,6 +265,16 @@ static int write_padding(int fd, const fti_file_header *hdr)
 fti_err fti_file_write(const char *path, const fti_registry *reg, fti_file_header *hdr,
                        size_t gpu_bufsize)
 {
+    /* Callers without a context: buffers shared by this file's variables. */
+    fti_capture_sets sets = {0};
+    fti_err rc = fti_file_write_sets(path, reg, hdr, gpu_bufsize, &sets);
+    fti_capture_sets_free(&sets);
+    return rc;
+}
+
+fti_err fti_file_write_sets(const char *path, const fti_registry *reg, fti_file_header *hdr,
+                            size_t gpu_bufsize, fti_capture_sets *sets)
+{
     hdr->version = FTI_FILE_VERSION;
     hdr->kind = FTI_KIND_DATA;
     fti_err rc = plan_table(reg, hdr);
@@ -278,7 +288,7 @@ fti_err fti_file_write(const char *path, const fti_registry *reg, fti_file_heade
         goto out;
     }
     for (uint32_t i = 0; i < hdr->nvars && rc == FTI_E_OK; i++)
-        rc = write_var(fd, path, &reg->vars[i], &hdr->vars[i], gpu_bufsize);
+        rc = write_var(fd, path, &reg->vars[i], &hdr->vars[i], gpu_bufsize, sets);
     if (rc == FTI_E_OK && (write_padding(fd, hdr) != 0 || ftruncate(fd, (off_t)hdr->file_size) != 0))
         rc = fti_fail(FTI_E_IO, "checkpoint file %s: %s", path, strerror(errno));
     if (rc == FTI_E_OK) {
@@ -395,6 +405,12 @@ fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_fil
 fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, const fti_var *var,
                           size_t gpu_bufsize)
 {
+    return fti_file_read_var_sets(fd, path, e, var, gpu_bufsize, NULL);
+}
+
+fti_err fti_file_read_var_sets(int fd, const char *path, const fti_file_entry *e,
+                               const fti_var *var, size_t gpu_bufsize, fti_capture_sets *sets)
+{
     fti_hash h;
     if (fti_hash_init(&h) != 0)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
@@ -412,8 +428,8 @@ fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, con
         }
     } else {
         char err[256] = "";
-        if (fti_capture_from_file(var->dev, var->ptr, e->nbytes, fd, (off_t)e->offset, gpu_bufsize,
-                                  &h, err, sizeof err) != 0)
+        if (fti_capture_from_file(sets, var->dev, var->ptr, e->nbytes, fd, (off_t)e->offset,
+                                  gpu_bufsize, &h, err, sizeof err) != 0)
             rc = fti_fail(FTI_E_DEVICE, "checkpoint file %s: restoring device variable %d to %s: %s",
                           path, var->id, var->dev->name, err);
     }

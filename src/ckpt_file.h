@@ -13,6 +13,8 @@
 #include "error.h"
 #include "registry.h"
 
+struct fti_capture_sets; /* capture.h: kept pinned buffers and streams */
+
 #define FTI_FILE_MAGIC "FTICKPT\0"
 #define FTI_FILE_VERSION 1
 #define FTI_FILE_ALIGN 4096
@@ -56,6 +58,13 @@ uint64_t fti_file_header_size(uint32_t nvars);
 fti_err fti_file_write(const char *path, const fti_registry *reg, fti_file_header *hdr,
                        size_t gpu_bufsize);
 
+/* As fti_file_write, with device variables captured through the pinned
+ * buffers and streams kept in `sets` (created there on first use, kept after;
+ * NULL: made and freed for each variable). The library passes its context's
+ * sets, so a checkpoint does not pin memory again. */
+fti_err fti_file_write_sets(const char *path, const fti_registry *reg, fti_file_header *hdr,
+                            size_t gpu_bufsize, struct fti_capture_sets *sets);
+
 /* Reads and checks the header of `fd` (magic, version, header checksum,
  * sizes against the file length). `path` is for messages. */
 fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr);
@@ -68,6 +77,12 @@ fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_fil
  * checksum. */
 fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, const fti_var *var,
                           size_t gpu_bufsize);
+
+/* As fti_file_read_var, restoring a device variable through `sets` (see
+ * fti_file_write_sets). */
+fti_err fti_file_read_var_sets(int fd, const char *path, const fti_file_entry *e,
+                               const fti_var *var, size_t gpu_bufsize,
+                               struct fti_capture_sets *sets);
 
 const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id);
 void fti_file_header_free(fti_file_header *hdr);

@@ -11,7 +11,7 @@
 
 #include "log.h"
 
-typedef enum { K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_CODEC, K_IGNORED } key_kind;
+typedef enum { K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_CODEC, K_DEVICES, K_IGNORED } key_kind;
 
 typedef struct key_spec {
     const char *section;
@@ -52,7 +52,8 @@ static const key_spec known_keys[] = {
     INTK("basic", "verbosity", verbosity, 1, 4),
     {"basic", "transfer_size", K_SIZE, OFF(transfer_size), 4096, 1LL << 40, 1},
     {"basic", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
-    /* (ours) intervals in seconds and in iterations, restart policy, L4 codec */
+    /* (ours) intervals in seconds and in iterations, restart policy, L4 codec,
+     * device backend detection */
     INTK("basic", "ckpt_l1_sec", ckpt_sec[1], 0, INT_MAX),
     INTK("basic", "ckpt_l2_sec", ckpt_sec[2], 0, INT_MAX),
     INTK("basic", "ckpt_l3_sec", ckpt_sec[3], 0, INT_MAX),
@@ -63,8 +64,8 @@ static const key_spec known_keys[] = {
     INTK("basic", "ckpt_l4_iter", ckpt_iter[4], 0, INT_MAX),
     {"basic", "restart", K_RESTART, OFF(restart), 0, 0, 1},
     {"basic", "l4_compression", K_CODEC, OFF(l4_codec), 0, 0, 1},
-    INTK("basic", "l3_parity", l3_parity, 1, 32),
     {"basic", "metrics_file", K_PATH, OFF(metrics_file), 0, 0, 1},
+    {"basic", "device_backends", K_DEVICES, OFF(device_backends), 0, 0, 1},
     /* [restart] */
     INTK("restart", "failure", failure, 0, 3),
     {"restart", "exec_id", K_NAME, OFF(exec_id), 0, 0, 1},
@@ -107,6 +108,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->gpu_host_bufsize = 32 << 20;
     cfg->restart = FTI_RESTART_AUTO;
     cfg->l4_codec = FTI_CODEC_NONE;
+    cfg->device_backends = FTI_DEVICES_AUTO;
     cfg->block_size = 8 << 20; /* L3 chunk; FTI uses 1 MiB, fewer collective steps pay here */
     cfg->mpi_tag = 2612;
 }
@@ -167,6 +169,18 @@ static fti_err parse_codec(const char *file, const key_spec *k, const char *s, f
     return FTI_E_OK;
 }
 
+static fti_err parse_devices(const char *file, const key_spec *k, const char *s, fti_config *cfg)
+{
+    if (strcmp(s, "auto") == 0)
+        cfg->device_backends = FTI_DEVICES_AUTO;
+    else if (strcmp(s, "off") == 0)
+        cfg->device_backends = FTI_DEVICES_OFF;
+    else
+        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not one of auto, off", file,
+                        k->section, k->key, s);
+    return FTI_E_OK;
+}
+
 static fti_err parse_value(const char *file, const key_spec *k, const char *s, fti_config *cfg)
 {
     char *field = (char *)cfg + k->offset;
@@ -211,6 +225,8 @@ static fti_err parse_value(const char *file, const key_spec *k, const char *s, f
         return FTI_E_OK;
     case K_CODEC:
         return parse_codec(file, k, s, cfg);
+    case K_DEVICES:
+        return parse_devices(file, k, s, cfg);
     case K_IGNORED:
         return FTI_E_OK;
     }
@@ -270,8 +286,6 @@ static fti_err check_consistency(fti_config *cfg)
                 "self-describing; using POSIX files", cfg->file);
         cfg->ckpt_io = 1;
     }
-    if (cfg->l3_parity == 0)
-        cfg->l3_parity = cfg->group_size / 2 > 0 ? cfg->group_size / 2 : 1;
     if (cfg->max_sync_intv == 0)
         cfg->max_sync_intv = 512;
     return FTI_E_OK;

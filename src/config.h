@@ -16,6 +16,10 @@
 
 typedef enum { FTI_RESTART_AUTO, FTI_RESTART_NEVER, FTI_RESTART_REQUIRED } fti_restart_mode;
 typedef enum { FTI_CODEC_NONE, FTI_CODEC_ZLIB, FTI_CODEC_ZSTD } fti_codec;
+/* [basic] device_backends: auto asks the device backends (CUDA, emu) whether
+ * each FTI_Protect pointer is theirs; off never asks, so a CPU-only
+ * application on a GPU node creates no CUDA context. */
+typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF } fti_device_mode;
 
 typedef struct fti_config {
     char file[FTI_PATH_MAX]; /* the config file as given */
@@ -49,8 +53,8 @@ typedef struct fti_config {
     fti_restart_mode restart;
     fti_codec l4_codec;
     int l4_codec_level;
-    int l3_parity;    /* m, parity chunks per group; default group_size / 2 */
     char metrics_file[FTI_PATH_MAX];
+    fti_device_mode device_backends;
 
     /* [restart] */
     int failure;

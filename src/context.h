@@ -5,6 +5,7 @@
 #ifndef FTI_CONTEXT_H
 #define FTI_CONTEXT_H
 
+#include "capture.h"
 #include "ckpt_file.h"
 #include "config.h"
 #include "layout.h"
@@ -41,6 +42,8 @@ typedef struct fti_ctx {
     int icp_id, icp_level;
     uint64_t ckpt_count;    /* checkpoints taken by this run */
     fti_metrics_state metrics; /* metrics_file: timings in flight (metrics.c) */
+    fti_capture_sets capture; /* pinned buffers + streams for device variables, kept from
+                                 the first capture to FTI_Finalize (capture.h) */
 } fti_ctx;
 
 /* The live context for public entry points outside api.c (device_api.c,

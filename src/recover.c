@@ -167,7 +167,8 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
         return fti_fail(FTI_E_ARG, "recover: variable %d: checkpoint holds %llu bytes, the "
                         "protected buffer has %llu; call FTI_Realloc or protect the stored size",
                         v->id, (unsigned long long)e->nbytes, (unsigned long long)fti_var_bytes(v));
-    return fti_file_read_var(fd, ctx->rec.path, e, v, (size_t)ctx->cfg.gpu_host_bufsize);
+    return fti_file_read_var_sets(fd, ctx->rec.path, e, v, (size_t)ctx->cfg.gpu_host_bufsize,
+                                  &ctx->capture);
 }
 
 fti_err fti_recover_all(fti_ctx *ctx)

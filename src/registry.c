@@ -87,10 +87,16 @@ static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t 
     free(v->dev_owned);
     v->dev_owned = owned;
     memset(&v->devinfo, 0, sizeof v->devinfo);
+    /* device_backends = off: the backends are not even asked, because a
+     * CUDA pointer query can create a CUDA context (GPU memory, and a
+     * process on the GPU) in an application that never uses the GPU. An
+     * explicit backend (FTI_ProtectDevice) is the application's own choice. */
     if (dev != NULL)
         v->dev = dev;
+    else if (ptr == NULL || r->no_device_lookup)
+        v->dev = NULL;
     else
-        v->dev = ptr ? fti_device_lookup(ptr, &v->devinfo) : NULL;
+        v->dev = fti_device_lookup(ptr, &v->devinfo);
     /* Host-readable device memory (managed) is written straight, like host memory. */
     if (v->dev && v->devinfo.host_readable)
         v->dev = NULL;

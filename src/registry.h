@@ -52,6 +52,7 @@ typedef struct fti_registry {
     int nvars, var_cap;
     char (*names)[FTI_NAME_LEN]; /* FTI_setIDFromString names, index = id - FIRST */
     int nnames;
+    int no_device_lookup; /* [basic] device_backends = off: pointers are host memory */
 } fti_registry;
 
 /* Number of predefined types; their ids are 0..FTI_NPREDEFINED-1. */

@@ -81,6 +81,7 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
     t->app = MPI_COMM_NULL;
     t->group_comm = MPI_COMM_NULL;
     t->head_comm = MPI_COMM_NULL;
+    t->flush = MPI_COMM_NULL;
     if (MPI_Comm_dup(comm, &t->global) != MPI_SUCCESS)
         return fti_fail(FTI_E_MPI, "MPI_Comm_dup of the communicator given to FTI_Init failed");
     MPI_Comm_rank(t->global, &t->global_rank);
@@ -103,6 +104,7 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
     t->app_size = t->nnodes * t->app_per_node;
     if (!t->is_head) {
         MPI_Comm_rank(t->app, &t->app_rank);
+        MPI_Comm_dup(t->app, &t->flush);
         /* The ranks of the same position on each node of the group form the
          * L2/L3 ring: one rank per node, so each stripe spans distinct nodes. */
         MPI_Comm_split(t->app, t->group * t->app_per_node + t->node_pos, t->group_pos,
@@ -117,6 +119,8 @@ void fti_topology_free(fti_topology *t)
 {
     if (t->head_comm != MPI_COMM_NULL)
         MPI_Comm_free(&t->head_comm);
+    if (t->flush != MPI_COMM_NULL)
+        MPI_Comm_free(&t->flush);
     if (t->group_comm != MPI_COMM_NULL)
         MPI_Comm_free(&t->group_comm);
     if (t->app != MPI_COMM_NULL)
@@ -128,4 +132,5 @@ void fti_topology_free(fti_topology *t)
     t->app = MPI_COMM_NULL;
     t->group_comm = MPI_COMM_NULL;
     t->head_comm = MPI_COMM_NULL;
+    t->flush = MPI_COMM_NULL;
 }

@@ -56,9 +56,11 @@ static const char *mpi_error(int rc, char *buf)
  * heads) runs it while the application thread may be in a collective on
  * topo.app; two threads must not share a communicator's collectives, so
  * this must become a dup of topo.app made at init (see the report). */
+/* A communicator of our own: the flush may run in the helper thread while
+ * the application's thread uses FTI_COMM_WORLD. */
 static MPI_Comm flush_comm(const fti_ctx *ctx)
 {
-    return ctx->topo.app;
+    return ctx->topo.flush;
 }
 
 /* Ends a collective step: every rank learns whether all succeeded. */

@@ -110,7 +110,7 @@ static const char *all_basic =
     "dcp_block_size = 16384\nverbosity = 3\ntransfer_size = 8192\ngpu_host_bufsize = 65536\n"
     "ckpt_l1_sec = 11\nckpt_l2_sec = 12\nckpt_l3_sec = 13\nckpt_l4_sec = 14\n"
     "ckpt_l1_iter = 21\nckpt_l2_iter = 22\nckpt_l3_iter = 23\nckpt_l4_iter = 24\n"
-    "restart = required\nl4_compression = zstd:5\nl3_parity = 3\nmetrics_file = /m/metrics.json\n";
+    "restart = required\nl4_compression = zstd:5\nmetrics_file = /m/metrics.json\n";
 static const char *all_rest = "[restart]\nfailure = 1\nexec_id = run-42_a.b\n"
                               "[advanced]\nblock_size = 64\nmpi_tag = 77\nlocal_test = 1\n";
 
@@ -157,7 +157,6 @@ static void test_our_keys(void **state)
     assert_int_equal(c.restart, FTI_RESTART_REQUIRED);
     assert_int_equal(c.l4_codec, FTI_CODEC_ZSTD);
     assert_int_equal(c.l4_codec_level, 5);
-    assert_int_equal(c.l3_parity, 3);
     assert_string_equal(c.metrics_file, "/m/metrics.json");
 }
 
@@ -272,11 +271,6 @@ static void test_derived_values(void **state)
     load_ok("", "", &c);
     snprintf(meta, sizeof meta, "%s/meta", glbl_dir);
     assert_string_equal(c.meta_dir, meta);  /* meta_dir defaults under glbl_dir */
-    assert_int_equal(c.l3_parity, 2);       /* group_size / 2 */
-    load_ok("group_size = 8", "", &c);
-    assert_int_equal(c.l3_parity, 4);
-    load_ok("group_size = 1", "", &c);
-    assert_int_equal(c.l3_parity, 1);
     load_ok("ckpt_io = 3", "", &c);         /* FTI-FF: our files are self-describing */
     assert_int_equal(c.ckpt_io, 1);
     load_ok("max_sync_intv = 0", "", &c);
@@ -366,7 +360,6 @@ static void test_out_of_range(void **state)
     expect_reject("node_size = -1", "", "node_size", "-1");
     expect_reject("ckpt_l1 = 3000000000", "", "ckpt_l1", "3000000000");
     expect_reject("transfer_size = 100", "", "transfer_size", "100");
-    expect_reject("l3_parity = 33", "", "l3_parity", "33");
     expect_reject("ckpt_io = 6", "", "ckpt_io", "= 6");
     expect_reject("", "[restart]\nfailure = 4\n", "failure", "= 4");
     expect_reject("", "[advanced]\nblock_size = 0\n", "block_size", "= 0");

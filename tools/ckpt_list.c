@@ -1,0 +1,91 @@
+/*
+ * ckpt_list.c - fti-ckpt list: every committed checkpoint of the commit
+ * record (the current and the previous one of each level), newest first.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ckpt_tool.h"
+
+typedef struct row {
+    fti_commit c;
+    const char *state; /* "cur" or "prev" */
+} row;
+
+static int collect(const fti_meta *m, row out[8])
+{
+    int n = 0;
+    for (int l = 1; l <= 4; l++) {
+        if (m->cur[l].valid)
+            out[n++] = (row){m->cur[l], "cur"};
+        if (m->prev[l].valid)
+            out[n++] = (row){m->prev[l], "prev"};
+    }
+    for (int i = 1; i < n; i++) /* newest (highest seq) first */
+        for (int j = i; j > 0 && out[j].c.seq > out[j - 1].c.seq; j--) {
+            row r = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = r;
+        }
+    return n;
+}
+
+static void format_time(double t, char *out, size_t n)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    if (localtime_r(&s, &tm) == NULL || strftime(out, n, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(out, n, "%.0f", t);
+}
+
+/* Variables in rank 0's file (from the header of any good copy), or "?". */
+static void variables(const ckpt_tool *t, const fti_commit *c, char *out, size_t n)
+{
+    static ckpt_file f;
+    fti_file_header h;
+    ckpt_l4_out o = {.fd = -1};
+    snprintf(out, n, "?");
+    if (t->nodes != NULL && ckpt_check_mapping(t, c, 0, 1) != CKPT_EXIT_OK)
+        return;
+    if (ckpt_find_copy(t, c, 0, 0, &f, &h) == 0) {
+        snprintf(out, n, "%u", h.nvars);
+        fti_file_header_free(&h);
+    } else if (c->level == 4) { /* reads the whole copy: only when rank 0's own file is gone */
+        ckpt_l4_check(t, c, 0, &f, &o);
+        if (o.have_hdr)
+            snprintf(out, n, "%u", o.hdr.nvars);
+        ckpt_l4_out_free(&o);
+    }
+}
+
+static void print_row(const ckpt_tool *t, const row *r)
+{
+    char when[32], size[32], vars[16];
+    format_time(r->c.time, when, sizeof when);
+    ckpt_human_bytes(r->c.bytes, size, sizeof size);
+    variables(t, &r->c, vars, sizeof vars);
+    printf("%5llu %8lld %5d %4d  %-5s %-19s %6d %12llu %10s %9s\n",
+           (unsigned long long)r->c.seq, (long long)r->c.id, r->c.level, r->c.slot, r->state, when,
+           r->c.nranks, (unsigned long long)r->c.bytes, size, vars);
+}
+
+int ckpt_cmd_list(const ckpt_opts *o)
+{
+    ckpt_tool t;
+    int rc = ckpt_open(&t, o);
+    if (rc != CKPT_EXIT_OK)
+        return rc;
+    printf("config %s, exec_id %s\ncommit record %s\n", t.cfg.file, t.dirs.exec_id, t.dirs.commit);
+    row rows[8];
+    int n = t.have_meta ? collect(&t.meta, rows) : 0;
+    if (n == 0) {
+        printf("no committed checkpoint\n");
+        return CKPT_EXIT_OK;
+    }
+    printf("%5s %8s %5s %4s  %-5s %-19s %6s %12s %10s %9s\n", "SEQ", "ID", "LEVEL", "SLOT",
+           "STATE", "COMMITTED", "RANKS", "BYTES", "SIZE", "VARIABLES");
+    for (int i = 0; i < n; i++)
+        print_row(&t, &rows[i]);
+    return CKPT_EXIT_OK;
+}

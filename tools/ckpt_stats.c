@@ -1,0 +1,256 @@
+/*
+ * ckpt_stats.c - fti-ckpt stats: a summary table of a metrics file (one JSON
+ * object per line, written by the library when metrics_file is set; fields
+ * in docs/USER_GUIDE.md). Lines are grouped by event and level. The parser
+ * reads flat objects (string, number, true/false/null values), which is all
+ * the library writes; any other line is reported with its number.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt_tool.h"
+
+#define MAX_FIELDS 64
+#define MAX_GROUPS 32
+
+typedef struct jfield {
+    char key[48];
+    int is_str;
+    double num; /* numbers, true (1), false and null (0) */
+    char str[128];
+} jfield;
+
+typedef struct jobj {
+    jfield f[MAX_FIELDS];
+    int n;
+} jobj;
+
+/* ---- a flat JSON object -------------------------------------------------- */
+
+static const char *skip_ws(const char *p)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* A string at p (after the quote) into out; returns the char after the
+ * closing quote, or NULL. Escapes are kept as written except \" and \\. */
+static const char *parse_string(const char *p, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; *p && *p != '"'; p++) {
+        if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+            p++;
+        else if (*p == '\\' && p[1] == '\0')
+            return NULL;
+        if (k + 1 < n)
+            out[k++] = *p;
+    }
+    out[k] = '\0';
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *parse_value(const char *p, jfield *f, const char **err)
+{
+    static const struct { const char *word; double v; } words[] = {{"true", 1}, {"false", 0}, {"null", 0}};
+    if (*p == '"') {
+        f->is_str = 1;
+        p = parse_string(p + 1, f->str, sizeof f->str);
+        *err = p ? NULL : "unterminated string";
+        return p;
+    }
+    if (*p == '{' || *p == '[') {
+        *err = "nested objects and arrays are not part of a metrics line";
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strncmp(p, words[i].word, strlen(words[i].word)) == 0) {
+            f->num = words[i].v;
+            return p + strlen(words[i].word);
+        }
+    char *end = NULL;
+    errno = 0;
+    f->num = strtod(p, &end);
+    if (end == p || errno != 0) {
+        *err = "bad value";
+        return NULL;
+    }
+    return end;
+}
+
+/* One member "key": value. */
+static const char *parse_member(const char *p, jobj *o, const char **err)
+{
+    if (o->n == MAX_FIELDS) {
+        *err = "too many fields";
+        return NULL;
+    }
+    jfield *f = &o->f[o->n];
+    memset(f, 0, sizeof *f);
+    if (*p != '"' || (p = parse_string(p + 1, f->key, sizeof f->key)) == NULL) {
+        *err = "expected a \"key\"";
+        return NULL;
+    }
+    p = skip_ws(p);
+    if (*p != ':') {
+        *err = "expected ':'";
+        return NULL;
+    }
+    p = parse_value(skip_ws(p + 1), f, err);
+    if (p != NULL)
+        o->n++;
+    return p;
+}
+
+/* Parses one line; NULL on success, else what is wrong. */
+static const char *parse_line(const char *line, jobj *o)
+{
+    const char *err = NULL, *p = skip_ws(line);
+    o->n = 0;
+    if (*p++ != '{')
+        return "not a JSON object";
+    p = skip_ws(p);
+    while (*p != '}') {
+        if ((p = parse_member(p, o, &err)) == NULL)
+            return err;
+        p = skip_ws(p);
+        if (*p == ',')
+            p = skip_ws(p + 1);
+        else if (*p != '}')
+            return "expected ',' or '}'";
+    }
+    return *skip_ws(p + 1) == '\0' ? NULL : "text after the object";
+}
+
+static const jfield *field(const jobj *o, const char *key)
+{
+    for (int i = 0; i < o->n; i++)
+        if (strcmp(o->f[i].key, key) == 0)
+            return &o->f[i];
+    return NULL;
+}
+
+static double num(const jobj *o, const char *key)
+{
+    const jfield *f = field(o, key);
+    return f && !f->is_str ? f->num : 0;
+}
+
+/* ---- the summary ------------------------------------------------------------ */
+
+typedef struct group {
+    char event[32];
+    int level;
+    long count, failed;
+    double bytes, time_sum, time_max, gbs_sum, wait_sum, wait_max;
+    long gbs_n;
+} group;
+
+typedef struct summary {
+    group g[MAX_GROUPS];
+    int n;
+    long lines, bad;
+    double first, last;
+} summary;
+
+static group *group_of(summary *s, const char *event, int level)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->g[i].event, event) == 0 && s->g[i].level == level)
+            return &s->g[i];
+    if (s->n == MAX_GROUPS)
+        return NULL;
+    group *g = &s->g[s->n++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->event, sizeof g->event, "%.31s", event);
+    g->level = level;
+    return g;
+}
+
+static void add(summary *s, const jobj *o)
+{
+    const jfield *ev = field(o, "event"), *st = field(o, "status");
+    group *g = group_of(s, ev && ev->is_str ? ev->str : "?", (int)num(o, "level"));
+    if (g == NULL)
+        return;
+    double t = num(o, "total_s"), w = num(o, "app_wait_s"), time = num(o, "time");
+    g->count++;
+    g->failed += st && st->is_str && strcmp(st->str, "failed") == 0;
+    g->bytes += num(o, "bytes");
+    g->time_sum += t;
+    g->time_max = t > g->time_max ? t : g->time_max;
+    g->wait_sum += w;
+    g->wait_max = w > g->wait_max ? w : g->wait_max;
+    if (field(o, "bandwidth_gbs") != NULL) {
+        g->gbs_sum += num(o, "bandwidth_gbs");
+        g->gbs_n++;
+    }
+    if (time > 0 && (s->first == 0 || time < s->first))
+        s->first = time;
+    s->last = time > s->last ? time : s->last;
+}
+
+static void print_summary(const summary *s, const char *path)
+{
+    printf("metrics %s: %ld lines, %ld malformed, spanning %.1f s\n", path, s->lines, s->bad,
+           s->last > s->first ? s->last - s->first : 0.0);
+    printf("%-10s %5s %6s %6s %12s %11s %11s %9s %12s %11s\n", "EVENT", "LEVEL", "COUNT", "FAILED",
+           "BYTES", "TIME_MEAN_S", "TIME_MAX_S", "GB/S_MEAN", "APP_WAIT_S", "WAIT_MAX_S");
+    for (int i = 0; i < s->n; i++) {
+        const group *g = &s->g[i];
+        char size[32];
+        ckpt_human_bytes((uint64_t)g->bytes, size, sizeof size);
+        printf("%-10s %5d %6ld %6ld %12s %11.4f %11.4f %9.3f %12.4f %11.4f\n", g->event, g->level,
+               g->count, g->failed, size, g->time_sum / (double)g->count, g->time_max,
+               g->gbs_n ? g->gbs_sum / (double)g->gbs_n : 0.0, g->wait_sum, g->wait_max);
+    }
+}
+
+static int read_lines(FILE *in, const char *path, summary *s)
+{
+    static char line[16384];
+    static jobj o;
+    while (fgets(line, sizeof line, in) != NULL) {
+        size_t n = strlen(line);
+        s->lines++;
+        const char *err = n == sizeof line - 1 && line[n - 1] != '\n' ? "line too long" : NULL;
+        if (err == NULL && *skip_ws(line) == '\0')
+            continue; /* blank */
+        if (err == NULL)
+            err = parse_line(line, &o);
+        if (err == NULL && field(&o, "event") == NULL)
+            err = "no \"event\" field";
+        if (err != NULL) {
+            ckpt_error("%s:%ld: malformed metrics line (%s)", path, s->lines, err);
+            s->bad++;
+            while (n == sizeof line - 1 && line[n - 1] != '\n' && fgets(line, sizeof line, in))
+                n = strlen(line); /* rest of an over-long line */
+            continue;
+        }
+        add(s, &o);
+    }
+    return ferror(in) ? -1 : 0;
+}
+
+int ckpt_cmd_stats(const ckpt_opts *o)
+{
+    static summary s;
+    FILE *in = fopen(o->path, "r");
+    if (in == NULL) {
+        ckpt_error("metrics file %s: %s", o->path, strerror(errno));
+        return CKPT_EXIT_USAGE;
+    }
+    memset(&s, 0, sizeof s);
+    int rc = read_lines(in, o->path, &s);
+    fclose(in);
+    if (rc != 0) {
+        ckpt_error("metrics file %s: read error", o->path);
+        return CKPT_EXIT_USAGE;
+    }
+    print_summary(&s, o->path);
+    return s.bad ? CKPT_EXIT_BAD : CKPT_EXIT_OK;
+}

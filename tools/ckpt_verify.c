@@ -1,0 +1,312 @@
+/*
+ * ckpt_verify.c - fti-ckpt verify: every checksum of every file of each
+ * committed checkpoint, and for each rank whether a restart could restore
+ * it: from its own file, its L2 partner copy, its L3 group's parity, or its
+ * L4 global copy. The rules are the library's (src/recover.c, src/levels/):
+ * a checkpoint is restored only when every rank can be.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ckpt_tool.h"
+#include "levels/gf_region.h"
+#include "levels/rs_codec.h"
+
+#define MAX_G 32
+#define L3_MANIFEST_ID (-1) /* src/levels/l3_rs.c */
+#define L3_PARITY_ID (-2)
+
+typedef enum { R_NO = 0, R_YES = 1, R_UNKNOWN = -1 } verdict;
+
+typedef struct rank_row {
+    ckpt_state own, extra; /* extra: partner copy (L2), parity (L3), global copy (L4) */
+    char *own_why, *extra_why;
+    verdict ok;
+    char via[64];
+} rank_row;
+
+typedef struct job {
+    const ckpt_tool *t;
+    const fti_commit *c;
+    rank_row *rows;
+} job;
+
+static const char *extra_name(int level)
+{
+    return level == 2 ? "partner" : level == 3 ? "parity" : level == 4 ? "global" : "-";
+}
+
+static char *dup_why(const ckpt_file *f)
+{
+    return f->st == CK_OK || f->st == CK_NA ? NULL : strdup(f->why);
+}
+
+/* A data file (own or partner copy) must hold this rank's data. */
+static void check_data(const char *path, const fti_commit *c, int rank, ckpt_file *f)
+{
+    fti_file_header h;
+    ckpt_check_file(path, c->seq, 1, f, &h);
+    if (f->st != CK_OK)
+        return;
+    if (h.kind != FTI_KIND_DATA || h.rank != (uint32_t)rank || h.level != (uint32_t)c->level) {
+        f->st = CK_BAD;
+        snprintf(f->why, sizeof f->why, "%s: holds level %u data of rank %u, expected level %d "
+                 "data of rank %d", path, h.level, h.rank, c->level, rank);
+    }
+    fti_file_header_free(&h);
+}
+
+static void check_parity(const job *j, int rank, ckpt_file *f)
+{
+    char path[FTI_PATH_MAX];
+    fti_file_header h;
+    int G = ckpt_group_size(j->t, j->c);
+    ckpt_path_parity(j->t, j->c, rank, path);
+    ckpt_check_file(path, j->c->seq, 1, f, &h);
+    if (f->st != CK_OK)
+        return;
+    if (h.kind != FTI_KIND_PARITY || h.nvars != 2 || h.vars[0].id != L3_MANIFEST_ID ||
+        h.vars[0].count != (uint64_t)G || h.vars[1].id != L3_PARITY_ID) {
+        f->st = CK_BAD;
+        snprintf(f->why, sizeof f->why, "%s: not the L3 parity file of a group of %d nodes", path, G);
+    }
+    fti_file_header_free(&h);
+}
+
+static void check_extra(const job *j, int rank, ckpt_file *f)
+{
+    char path[FTI_PATH_MAX];
+    memset(f, 0, sizeof *f);
+    f->st = CK_NA;
+    if (j->c->level == 2) {
+        ckpt_path_partner(j->t, j->c, rank, path);
+        check_data(path, j->c, rank, f);
+    } else if (j->c->level == 3) {
+        check_parity(j, rank, f);
+    } else if (j->c->level == 4) {
+        ckpt_l4_check(j->t, j->c, rank, f, NULL);
+    }
+}
+
+static void check_rank(const job *j, int rank)
+{
+    static ckpt_file own, extra; /* large; the tool is single-threaded */
+    char path[FTI_PATH_MAX];
+    rank_row *r = &j->rows[rank];
+    ckpt_path_own(j->t, j->c, rank, path);
+    check_data(path, j->c, rank, &own);
+    check_extra(j, rank, &extra);
+    r->own = own.st;
+    r->extra = extra.st;
+    r->own_why = dup_why(&own);
+    r->extra_why = dup_why(&extra);
+    r->ok = R_NO;
+    if (own.st == CK_OK) {
+        r->ok = R_YES;
+        snprintf(r->via, sizeof r->via, "own file");
+    } else if (j->c->level == 2 && extra.st == CK_OK) {
+        r->ok = R_YES;
+        snprintf(r->via, sizeof r->via, "L2 partner copy");
+    } else if (j->c->level == 4 && extra.st == CK_OK) {
+        r->ok = R_YES;
+        snprintf(r->via, sizeof r->via, "L4 global copy");
+    }
+}
+
+/* ---- level 3: can the group decode what it lost? ------------------------ */
+
+/* The library's plan (src/levels/l3_rs.c): G surviving chunks, data first,
+ * whose generator rows must be invertible. */
+static int l3_decodable(int G, const int *own, const int *par)
+{
+    int pick[MAX_G], n = 0, err = 0;
+    for (int i = 0; i < G && n < G; i++)
+        if (own[i])
+            pick[n++] = i;
+    for (int i = 0; i < G && n < G; i++)
+        if (par[i])
+            pick[n++] = G + i;
+    if (n < G)
+        return 0;
+    fti_rs *rs = fti_rs_create(G, G, FTI_RS_ENGINE_AUTO, &err);
+    if (rs == NULL)
+        return 0;
+    static int A[MAX_G * MAX_G], inv[MAX_G * MAX_G];
+    for (int r = 0; r < G; r++)
+        for (int col = 0; col < G; col++)
+            A[r * G + col] = pick[r] < G ? (pick[r] == col) : fti_rs_coefficient(rs, pick[r] - G, col);
+    fti_rs_destroy(rs);
+    return fti_gf_invert(A, inv, G) == 0;
+}
+
+typedef struct l3_count {
+    int lost, lost_parity, nodes_hit, decodable;
+} l3_count;
+
+/* Counts the group's lost chunks; marks its lost ranks recoverable when the
+ * group can decode them. */
+static l3_count l3_group(const job *j, int first_rank)
+{
+    int G = ckpt_group_size(j->t, j->c), own[MAX_G], par[MAX_G];
+    l3_count n = {0, 0, 0, 0};
+    for (int i = 0; i < G; i++) {
+        const rank_row *r = &j->rows[ckpt_member(j->t, j->c, first_rank, i)];
+        own[i] = r->own == CK_OK;
+        par[i] = r->extra == CK_OK;
+        n.lost += !own[i];
+        n.lost_parity += !par[i];
+        n.nodes_hit += !own[i] || !par[i];
+    }
+    n.decodable = n.lost == 0 || l3_decodable(G, own, par);
+    for (int i = 0; i < G && n.decodable; i++) {
+        rank_row *r = &j->rows[ckpt_member(j->t, j->c, first_rank, i)];
+        if (r->own != CK_OK) {
+            r->ok = R_YES;
+            snprintf(r->via, sizeof r->via, "L3 decoding");
+        }
+    }
+    return n;
+}
+
+static void l3_print(const job *j, int first_rank, const l3_count *n)
+{
+    int G = ckpt_group_size(j->t, j->c), node = ckpt_node_of(j->t, first_rank);
+    printf("  group of nodes %d-%d (ranks at position %d): lost %d data and %d parity files on %d "
+           "nodes; %d of %d chunks left, %d needed (tolerates %d lost nodes): %s\n", node,
+           node + G - 1, first_rank % j->t->app_per_node, n->lost, n->lost_parity, n->nodes_hit,
+           2 * G - n->lost - n->lost_parity, 2 * G, G, G / 2,
+           n->lost == 0 ? "nothing to decode" : n->decodable ? "decodable" : "NOT decodable");
+}
+
+static void l3_groups(const job *j, int print)
+{
+    for (int rank = 0; rank < j->c->nranks; rank++)
+        if (ckpt_group_pos(j->t, j->c, rank) == 0) { /* the first member of its ring */
+            l3_count n = l3_group(j, rank);
+            if (print)
+                l3_print(j, rank, &n);
+        }
+}
+
+/* ---- report ---------------------------------------------------------------- */
+
+static void print_rows(const job *j)
+{
+    const char *extra = extra_name(j->c->level);
+    printf("  %6s %5s  %-9s %-9s %s\n", "RANK", "NODE", "OWN", extra[0] == '-' ? "" : extra,
+           "RECOVERABLE");
+    for (int r = 0; r < j->c->nranks; r++) {
+        const rank_row *w = &j->rows[r];
+        printf("  %6d %5d  %-9s %-9s %s%s%s%s\n", r, ckpt_node_of(j->t, r), ckpt_state_name(w->own),
+               w->extra == CK_NA ? "" : ckpt_state_name(w->extra),
+               w->ok == R_YES ? "yes" : "NO",
+               w->via[0] ? " (" : "", w->via, w->via[0] ? ")" : "");
+    }
+}
+
+static void print_problems(const job *j)
+{
+    int shown = 0;
+    for (int r = 0; r < j->c->nranks; r++) {
+        const rank_row *w = &j->rows[r];
+        const char *why[2] = {w->own_why, w->extra_why};
+        for (int k = 0; k < 2; k++)
+            if (why[k] != NULL)
+                printf("%s    rank %d, %s: %s\n", shown++ ? "" : "  problems:\n", r,
+                       k == 0 ? "own file" : extra_name(j->c->level), why[k]);
+    }
+}
+
+static verdict summarize(const job *j)
+{
+    int no = 0;
+    for (int r = 0; r < j->c->nranks; r++)
+        no += j->rows[r].ok == R_NO;
+    if (no > 0)
+        printf("  => NOT recoverable: %d of %d ranks cannot be restored\n", no, j->c->nranks);
+    else
+        printf("  => recoverable: every rank can be restored\n");
+    return no ? R_NO : R_YES;
+}
+
+static void free_rows(rank_row *rows, int n)
+{
+    for (int r = 0; r < n; r++) {
+        free(rows[r].own_why);
+        free(rows[r].extra_why);
+    }
+    free(rows);
+}
+
+static verdict verify_commit(const ckpt_tool *t, const fti_commit *c)
+{
+    char size[32];
+    ckpt_human_bytes(c->bytes, size, sizeof size);
+    printf("checkpoint #%llu (id %lld, level %d, slot %d, %d ranks, %s)\n",
+           (unsigned long long)c->seq, (long long)c->id, c->level, c->slot, c->nranks, size);
+    int need_groups = c->level == 2 || c->level == 3;
+    if ((need_groups || t->nodes != NULL) && ckpt_check_mapping(t, c, need_groups, 0) != CKPT_EXIT_OK) {
+        printf("  => cannot tell: ranks cannot be placed on nodes (see the error)\n");
+        return R_UNKNOWN;
+    }
+    job j = {t, c, calloc((size_t)c->nranks, sizeof(rank_row))};
+    if (j.rows == NULL) {
+        ckpt_error("out of memory for %d ranks", c->nranks);
+        return R_UNKNOWN;
+    }
+    for (int r = 0; r < c->nranks; r++)
+        check_rank(&j, r);
+    if (c->level == 3)
+        l3_groups(&j, 0);
+    print_rows(&j);
+    if (c->level == 3)
+        l3_groups(&j, 1);
+    print_problems(&j);
+    verdict v = summarize(&j);
+    free_rows(j.rows, c->nranks);
+    return v;
+}
+
+static void where_note(const ckpt_tool *t)
+{
+    struct stat st;
+    if (t->nodes != NULL)
+        printf("node-local storage: %s/node<K>/%s (--nodes)\n", t->nodes, t->dirs.exec_id);
+    else if (stat(t->dirs.local, &st) != 0)
+        printf("note: node-local directory %s does not exist on this node: local files count as "
+               "missing (--nodes DIR shows every node's storage)\n", t->dirs.local);
+    else
+        printf("node-local storage: %s (this node only; --nodes DIR shows every node's)\n",
+               t->dirs.local);
+}
+
+int ckpt_cmd_verify(const ckpt_opts *o)
+{
+    ckpt_tool t;
+    int rc = ckpt_open(&t, o);
+    if (rc != CKPT_EXIT_OK)
+        return rc;
+    fti_commit c[8];
+    int n = ckpt_commits(&t, o->has_id, o->id, c);
+    if (n == 0)
+        return ckpt_pick(&t, o->has_id, o->id, &c[0]); /* prints why there is none */
+    where_note(&t);
+    int chosen = -1, unknown = 0;
+    for (int i = 0; i < n; i++) {
+        verdict v = verify_commit(&t, &c[i]);
+        if (v == R_YES && chosen < 0)
+            chosen = i;
+        unknown += v == R_UNKNOWN && chosen < 0;
+    }
+    if (chosen >= 0) {
+        printf("job: recoverable: a restart restores checkpoint #%llu (id %lld, level %d)%s\n",
+               (unsigned long long)c[chosen].seq, (long long)c[chosen].id, c[chosen].level,
+               chosen > 0 ? " (the newer ones above are not restorable or could not be checked)" : "");
+        return CKPT_EXIT_OK;
+    }
+    printf("job: %s\n", unknown ? "cannot tell whether a restart can restore a checkpoint"
+                                : "NOT recoverable: no committed checkpoint can be restored on every rank");
+    return CKPT_EXIT_BAD;
+}
