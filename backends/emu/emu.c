@@ -46,6 +46,7 @@ static struct {
     double memcpy_rate;          /* bytes/s of the last large memcpy, 0 = unknown */
     size_t fail_budget;          /* bytes left before the injected failure */
     int fail_armed;
+    size_t host_allocs, host_live; /* host_alloc calls that succeeded; buffers not freed */
 } emu = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local char emu_errbuf[EMU_ERRLEN];
@@ -440,12 +441,29 @@ static int emu_host_alloc(void **p, size_t n)
     *p = aligned_alloc(EMU_HOST_ALIGN, size);
     if (*p == NULL)
         return emu_fail("emu: host_alloc(%zu): out of host memory", n);
+    pthread_mutex_lock(&emu.lock);
+    emu.host_allocs++;
+    emu.host_live++;
+    pthread_mutex_unlock(&emu.lock);
     return 0;
 }
 
 static void emu_host_free(void *p)
 {
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&emu.lock);
+    emu.host_live--;
+    pthread_mutex_unlock(&emu.lock);
     free(p);
+}
+
+void fti_emu_host_stats(size_t *allocated, size_t *live)
+{
+    pthread_mutex_lock(&emu.lock);
+    *allocated = emu.host_allocs;
+    *live = emu.host_live;
+    pthread_mutex_unlock(&emu.lock);
 }
 
 int fti_emu_read(void *dst, const void *dev, size_t n)

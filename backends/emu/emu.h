@@ -30,6 +30,11 @@ void fti_emu_set_speed(double bytes_per_second, double latency_seconds);
  * bytes fails (as a device error would). Pass (size_t)-1 to disable. */
 void fti_emu_fail_after(size_t bytes);
 
+/* Pinned host buffers (host_alloc) made since the process started, and
+ * alive now: lets tests see that the capture pipeline pins its buffers
+ * once and frees them at FTI_Finalize. */
+void fti_emu_host_stats(size_t *allocated, size_t *live);
+
 /* Synchronous copies for tests and emulated kernels (no speed model). */
 int fti_emu_read(void *dst, const void *dev, size_t n);
 int fti_emu_write(void *dev, const void *src, size_t n);

@@ -5,10 +5,13 @@
  * Capture (device -> file) is bounded by the slower of the pinned
  * device->host copy and the raw write (+ fsync) to the target directory, so
  * its ceiling is min(d2h, write); restore (file -> device) likewise by
- * min(read, h2d). All six figures are measured interleaved, rep after rep,
+ * min(read, h2d). All eight figures are measured interleaved, rep after rep,
  * and each is the median of --reps (default 5). Prints one JSON line per
  * direction, then a table. The library figures include the XXH3 checksum
- * of every byte, as a checkpoint does; the ceilings do not.
+ * of every byte, as a checkpoint does; the ceilings do not. "library" is a
+ * capture through a kept capture set, as every checkpoint after the first
+ * does; "first" also pins the buffers and creates the streams, as the first
+ * checkpoint (or a capture without a set) does.
  *
  *   bench_gpu [--backend emu|cuda] [--size MiB] [--chunk MiB] [--dir DIR]
  *             [--reps N] [--emu-bw GB/s] [--emu-lat us]
@@ -49,6 +52,7 @@ typedef struct opts {
 
 typedef struct result {
     double d2h, h2d, wr, rd, capture, restore; /* GB/s */
+    double capture_first, restore_first;      /* GB/s, buffers pinned in the call */
 } result;
 
 static double now(void)
@@ -188,16 +192,17 @@ static double read_time(int fd, void *buf, size_t n, size_t chunk)
 
 /* ---- the library ---------------------------------------------------------- */
 
-static double capture_time(const fti_device_ops *ops, void *dev, size_t n, int fd, size_t chunk,
-                           int restore)
+/* sets: the kept capture set, or NULL to pin buffers for this call only. */
+static double capture_time(fti_capture_sets *sets, const fti_device_ops *ops, void *dev, size_t n,
+                           int fd, size_t chunk, int restore)
 {
     char err[512];
     fti_hash h;
     if (fti_hash_init(&h) != 0)
         return -1;
     double t0 = now();
-    int rc = restore ? fti_capture_from_file(ops, dev, n, fd, 0, chunk, &h, err, sizeof err)
-                     : fti_capture_to_file(ops, dev, n, fd, 0, chunk, &h, err, sizeof err);
+    int rc = restore ? fti_capture_from_file(sets, ops, dev, n, fd, 0, chunk, &h, err, sizeof err)
+                     : fti_capture_to_file(sets, ops, dev, n, fd, 0, chunk, &h, err, sizeof err);
     if (rc == 0 && !restore && fti_fsync(fd) != 0) {
         snprintf(err, sizeof err, "fsync: %s", strerror(errno));
         rc = -1;
@@ -232,27 +237,41 @@ static int sample(double *v, int i, size_t n, double t)
     return 0;
 }
 
-/* The six figures are measured interleaved, rep after rep, so all of them
- * see the same machine state; each is the median over the reps. */
+/* One rep of the eight figures, as sample i of v. */
+static int measure_rep(const opts *o, const fti_device_ops *ops, void *dev, void *pinned[2],
+                       int fd, fti_capture_sets *sets, double v[8][MAX_REPS], int i)
+{
+    size_t n = o->size, c = o->chunk;
+    return sample(v[0], i, n, copy_time(ops, dev, n, pinned, c, 0)) ||
+           sample(v[1], i, n, write_time(fd, pinned[0], n, c)) ||
+           sample(v[2], i, n, capture_time(sets, ops, dev, n, fd, c, 0)) ||
+           sample(v[3], i, n, read_time(fd, pinned[0], n, c)) ||
+           sample(v[4], i, n, copy_time(ops, dev, n, pinned, c, 1)) ||
+           sample(v[5], i, n, capture_time(sets, ops, dev, n, fd, c, 1)) ||
+           sample(v[6], i, n, capture_time(NULL, ops, dev, n, fd, c, 0)) ||
+           sample(v[7], i, n, capture_time(NULL, ops, dev, n, fd, c, 1));
+}
+
+/* The figures are measured interleaved, rep after rep, so all of them see
+ * the same machine state; each is the median over the reps. The kept set is
+ * warmed by one capture first: its pinning is what "first" measures. */
 static int measure(const opts *o, const fti_device_ops *ops, void *dev, void *pinned[2], int fd,
                    result *r)
 {
-    size_t n = o->size, c = o->chunk;
-    double v[6][MAX_REPS];
-    if (write_time(fd, pinned[0], n, c) < 0) /* allocate the file once */
+    double v[8][MAX_REPS];
+    fti_capture_sets sets = {0};
+    int rc = write_time(fd, pinned[0], o->size, o->chunk) < 0; /* allocate the file once */
+    if (rc == 0)
+        rc = capture_time(&sets, ops, dev, o->size, fd, o->chunk, 0) < 0;
+    for (int i = 0; rc == 0 && i < o->reps; i++)
+        rc = measure_rep(o, ops, dev, pinned, fd, &sets, v, i);
+    fti_capture_sets_free(&sets);
+    if (rc != 0)
         return -1;
-    for (int i = 0; i < o->reps; i++) {
-        if (sample(v[0], i, n, copy_time(ops, dev, n, pinned, c, 0)) ||
-            sample(v[1], i, n, write_time(fd, pinned[0], n, c)) ||
-            sample(v[2], i, n, capture_time(ops, dev, n, fd, c, 0)) ||
-            sample(v[3], i, n, read_time(fd, pinned[0], n, c)) ||
-            sample(v[4], i, n, copy_time(ops, dev, n, pinned, c, 1)) ||
-            sample(v[5], i, n, capture_time(ops, dev, n, fd, c, 1)))
-            return -1;
-    }
-    *r = (result){.d2h = median(v[0], o->reps), .wr = median(v[1], o->reps),
-                  .capture = median(v[2], o->reps), .rd = median(v[3], o->reps),
-                  .h2d = median(v[4], o->reps), .restore = median(v[5], o->reps)};
+    int k = o->reps;
+    *r = (result){.d2h = median(v[0], k), .wr = median(v[1], k), .capture = median(v[2], k),
+                  .rd = median(v[3], k), .h2d = median(v[4], k), .restore = median(v[5], k),
+                  .capture_first = median(v[6], k), .restore_first = median(v[7], k)};
     return 0;
 }
 
@@ -269,24 +288,25 @@ static void report(const opts *o, const result *r)
         snprintf(model, sizeof model, ",\"emu_model\":\"%.1f GB/s + %.0f us per copy\"",
                  o->emu_bw, o->emu_lat);
     const char *names[2] = {"capture", "restore"};
-    double lib[2] = {r->capture, r->restore};
+    double lib[2] = {r->capture, r->restore}, first[2] = {r->capture_first, r->restore_first};
     double dev[2] = {r->d2h, r->h2d}, io[2] = {r->wr, r->rd};
     for (int d = 0; d < 2; d++) {
         double ceil = min2(dev[d], io[d]);
         printf("{\"bench\":\"gpu_%s\",\"backend\":\"%s\",\"emulated\":%s%s,\"dir\":\"%s\","
                "\"size_bytes\":%zu,\"chunk_bytes\":%zu,\"copy_GBps\":%.3f,\"%s_GBps\":%.3f,"
-               "\"ceiling_GBps\":%.3f,\"library_GBps\":%.3f,\"ratio\":%.3f}\n",
+               "\"ceiling_GBps\":%.3f,\"library_GBps\":%.3f,\"ratio\":%.3f,"
+               "\"first_call_GBps\":%.3f}\n",
                names[d], o->backend, emu ? "true" : "false", model, o->dir, o->size, o->chunk,
-               dev[d], d ? "read" : "write_fsync", io[d], ceil, lib[d], lib[d] / ceil);
+               dev[d], d ? "read" : "write_fsync", io[d], ceil, lib[d], lib[d] / ceil, first[d]);
     }
     printf("\n%s device%s, %zu MiB in %zu MiB chunks, %s, median of %d (GB/s)\n", o->backend,
            emu ? " (EMULATED: copy speed is the model, not hardware)" : "", o->size / MIB,
            o->chunk / MIB, o->dir, o->reps);
-    printf("%-9s %10s %10s %10s %10s %7s\n", "direction", "copy", "file I/O", "ceiling",
-           "library", "ratio");
+    printf("%-9s %10s %10s %10s %10s %7s %10s\n", "direction", "copy", "file I/O", "ceiling",
+           "library", "ratio", "first");
     for (int d = 0; d < 2; d++)
-        printf("%-9s %10.2f %10.2f %10.2f %10.2f %7.2f\n", names[d], dev[d], io[d],
-               min2(dev[d], io[d]), lib[d], lib[d] / min2(dev[d], io[d]));
+        printf("%-9s %10.2f %10.2f %10.2f %10.2f %7.2f %10.2f\n", names[d], dev[d], io[d],
+               min2(dev[d], io[d]), lib[d], lib[d] / min2(dev[d], io[d]), first[d]);
 }
 
 /* Opens the scratch file; the caller unlinks path. */

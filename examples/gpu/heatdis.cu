@@ -11,9 +11,10 @@
  *
  * Those are protected with plain FTI_Protect on the device pointers; the
  * library recognises them as CUDA memory and moves them through its pinned
- * double-buffered pipeline. FTI_Snapshot at the top of every iteration
- * checkpoints when the config says so, and on a restart its first call
- * restores `it` and both grids, so the loop carries on where it stopped.
+ * double-buffered pipeline (docs/GPU.md). FTI_Snapshot at the top of every
+ * iteration checkpoints when the config says so, and on a restart its first
+ * call restores `it` and both grids, so the loop carries on where it
+ * stopped.
  *
  *   mpiexec -n 4 heatdis_gpu [--rows R] [--cols C] [--iters N] [--config FILE]
  *
@@ -240,6 +241,9 @@ static int run(const struct options *o)
         return 1;
     }
     for (; it < o->iters; it++) {
+        /* The last sweep may still be running: the library copies the grids
+         * on streams of its own, which do not wait for the application's. */
+        CUDA_CHECK(cudaDeviceSynchronize());
         int rc = FTI_Snapshot(); /* on a restart: restores `it` and both grids */
         if (rc != FTI_SCES && rc != FTI_DONE) {
             fprintf(stderr, "heatdis_gpu: rank %d: FTI_Snapshot failed at iteration %d\n",

@@ -2,7 +2,9 @@
  * test_gpu_cuda.c - the CUDA backend (backends/cuda) and the capture pipeline
  * on a real device: pointer classification, byte-exact round trips at every
  * chunk boundary, the application's current device left as it was (also
- * across devices when there are several). Exits 77 ("skipped") when no CUDA
+ * across devices when there are several), with buffers pinned per call and
+ * with one capture set kept across all captures, as the library keeps it
+ * (also for memory of several devices). Exits 77 ("skipped") when no CUDA
  * device is usable at run time.
  */
 #include <fcntl.h>
@@ -95,7 +97,7 @@ out:
     free(heap);
 }
 
-static void round_trip(size_t n, int fd)
+static void round_trip(fti_capture_sets *sets, size_t n, int fd)
 {
     unsigned char *src = malloc(n + 1), *back = malloc(n + 1), *file = malloc(n + 1);
     void *dev = NULL, *dev2 = NULL;
@@ -110,11 +112,13 @@ static void round_trip(size_t n, int fd)
         !cuda_ok(cudaMemset(dev2, 0xA5, n + 1), "clear"))
         goto out;
     cudaGetDevice(&before);
-    int rc = fti_capture_to_file(&fti_cuda_ops, dev, n, fd, FILE_OFF, CHUNK, &h1, err, sizeof err);
+    int rc = fti_capture_to_file(sets, &fti_cuda_ops, dev, n, fd, FILE_OFF, CHUNK, &h1, err,
+                                 sizeof err);
     check(rc == 0, "capture %zu bytes%s%s", n, rc ? ": " : "", rc ? err : "");
     check(pread(fd, file, n, FILE_OFF) == (ssize_t)n && memcmp(file, src, n) == 0,
           "file holds the %zu device bytes", n);
-    rc = fti_capture_from_file(&fti_cuda_ops, dev2, n, fd, FILE_OFF, CHUNK, &h2, err, sizeof err);
+    rc = fti_capture_from_file(sets, &fti_cuda_ops, dev2, n, fd, FILE_OFF, CHUNK, &h2, err,
+                               sizeof err);
     check(rc == 0, "restore %zu bytes%s%s", n, rc ? ": " : "", rc ? err : "");
     cudaGetDevice(&after);
     check(cuda_ok(cudaMemcpy(back, dev2, n, cudaMemcpyDeviceToHost), "read back") &&
@@ -133,7 +137,7 @@ out:
 }
 
 /* Memory on device 1 while the application has device 0 current. */
-static void test_other_device(int fd)
+static void test_other_device(fti_capture_sets *sets, int fd)
 {
     unsigned char src[8192], back[8192];
     void *dev = NULL;
@@ -146,7 +150,7 @@ static void test_other_device(int fd)
     cudaSetDevice(0);
     if (!ok)
         return;
-    int rc = fti_capture_to_file(&fti_cuda_ops, dev, sizeof src, fd, 0, 4096, NULL, err,
+    int rc = fti_capture_to_file(sets, &fti_cuda_ops, dev, sizeof src, fd, 0, 4096, NULL, err,
                                  sizeof err);
     cudaGetDevice(&cur);
     check(rc == 0 && cur == 0, "capture from device 1 keeps device 0 current%s%s",
@@ -189,10 +193,18 @@ int main(void)
     printf("testing on %d CUDA device(s)\n", ndev);
     test_classification();
     const size_t sizes[] = {0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 10 * CHUNK + 7};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        round_trip(sizes[i], fd);
-    if (ndev > 1)
-        test_other_device(fd);
+    fti_capture_sets kept = {0};
+    for (int pass = 0; pass < 2; pass++) { /* buffers per call, then one kept set */
+        fti_capture_sets *sets = pass ? &kept : NULL;
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            round_trip(sets, sizes[i], fd);
+        if (ndev > 1)
+            test_other_device(sets, fd);
+    }
+    check(kept.n == 1 && kept.set[0].buf[0] != NULL && kept.set[0].buf[1] != NULL,
+          "one kept set with two pinned buffers for all captures");
+    fti_capture_sets_free(&kept);
+    check(cudaGetLastError() == cudaSuccess, "freeing the kept set leaves no CUDA error");
     test_host_pointer_rejected();
     close(fd);
     printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);

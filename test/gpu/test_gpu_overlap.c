@@ -146,7 +146,8 @@ static double pipelined_out(bench *b)
     fti_hash h;
     assert_int_equal(fti_hash_init(&h), 0);
     double t0 = now();
-    if (fti_capture_to_file(&fti_emu_ops, b->dev, TOTAL, b->fd, 0, CHUNK, &h, err, sizeof err))
+    if (fti_capture_to_file(NULL, &fti_emu_ops, b->dev, TOTAL, b->fd, 0, CHUNK, &h, err,
+                            sizeof err))
         fail_msg("%s", err);
     double t = now() - t0;
     assert_true(fti_hash_final(&h) == fti_hash_buffer(b->host, TOTAL));
@@ -196,7 +197,8 @@ static double pipelined_in(bench *b)
     fti_hash h;
     assert_int_equal(fti_hash_init(&h), 0);
     double t0 = now();
-    if (fti_capture_from_file(&fti_emu_ops, b->dev, TOTAL, b->fd, 0, CHUNK, &h, err, sizeof err))
+    if (fti_capture_from_file(NULL, &fti_emu_ops, b->dev, TOTAL, b->fd, 0, CHUNK, &h, err,
+                              sizeof err))
         fail_msg("%s", err);
     double t = now() - t0;
     assert_true(fti_hash_final(&h) == fti_hash_buffer(b->host, TOTAL));

@@ -1,17 +1,24 @@
 /*
  * emu_prog - end-to-end: device variables on the emulated device, protected
  * with plain FTI_Protect, checkpointed and recovered through the capture
- * pipeline. Driven by test/gpu/gpu_emu_e2e.sh.
+ * pipeline. Driven by test/gpu/gpu_emu_e2e.sh and gpu_levels.sh.
  *
- *   emu_prog CONFIG write SEED LEVEL   fill, FTI_Checkpoint(SEED, LEVEL) must be FTI_DONE
- *   emu_prog CONFIG fail SEED LEVEL    as write, but the emulated device fails a copy on
- *                                      rank FAIL_RANK: FTI_Checkpoint must not succeed
- *   emu_prog CONFIG check SEED         restart: fresh device allocations full of garbage,
- *                                      FTI_Recover, every device byte compared
+ *   emu_prog CONFIG write SEED LEVEL [KIB]  fill, FTI_Checkpoint(SEED, LEVEL) must be FTI_DONE
+ *   emu_prog CONFIG fail SEED LEVEL         as write, but the emulated device fails a copy on
+ *                                           rank FAIL_RANK: FTI_Checkpoint must not succeed
+ *   emu_prog CONFIG check SEED [LEVEL [KIB]]  restart: fresh device allocations full of
+ *                                           garbage, FTI_Recover, every device byte compared
+ *   write-nodev, check-nodev                as write and check, with every device copy set
+ *                                           to fail: they pass only when no device copy
+ *                                           happens ([basic] device_backends = off)
+ *   emu_prog CONFIG reuse SEED              fresh: three L1 checkpoints; restart: FTI_Recover
+ *                                           and one checkpoint. Either way the pipeline must
+ *                                           pin exactly two buffers (gpu_host_bufsize 64 KiB)
+ *                                           and free them in FTI_Finalize
  *
  * Variables: 0 a host int, 1 device doubles (256 KiB + rank), 2 device bytes of
- * odd size (several gpu_host_bufsize chunks and a tail), 3 host bytes. Byte
- * values derive from (seed, rank, variable, index).
+ * odd size (KIB KiB, by default three 64 KiB chunks, plus a tail), 3 host
+ * bytes. Byte values derive from (seed, rank, variable, index).
  */
 #include <fti.h>
 #include <stdint.h>
@@ -78,19 +85,21 @@ static long check_device(const void *dev, size_t n, int seed, int rank, int var)
     return bad;
 }
 
-/* Fresh device allocations, filled with garbage so a skipped restore shows. */
-static int protect_all(state *s, int rank)
+/* Fresh device allocations, filled with garbage so a skipped restore shows;
+ * variable 2 holds kib KiB and an odd tail. */
+static int protect_all(state *s, int rank, size_t kib)
 {
     s->ngrid = 256 * 1024 / sizeof(double) + (size_t)rank;
-    s->nbytes = 3 * 65536 + 5 + (size_t)rank * 13;
+    s->nbytes = kib * 1024 + 5 + (size_t)rank * 13;
     s->grid = fti_emu_malloc(s->ngrid * sizeof(double));
     s->bytes = fti_emu_malloc(s->nbytes);
     if (s->grid == NULL || s->bytes == NULL)
         return -1;
-    unsigned char *junk = malloc(s->ngrid * sizeof(double));
+    size_t njunk = s->ngrid * sizeof(double) > s->nbytes ? s->ngrid * sizeof(double) : s->nbytes;
+    unsigned char *junk = malloc(njunk);
     if (junk == NULL)
         return -1;
-    memset(junk, 0xEE, s->ngrid * sizeof(double));
+    memset(junk, 0xEE, njunk);
     int rc = fti_emu_write(s->grid, junk, s->ngrid * sizeof(double)) |
              fti_emu_write(s->bytes, junk, s->nbytes);
     free(junk);
@@ -121,9 +130,9 @@ static long check_all(state *s, int seed, int rank)
            mismatches(s->host, sizeof s->host, seed, rank, 3);
 }
 
-static int do_write(state *s, int seed, int level, int rank, int inject)
+static int do_write(state *s, int seed, int level, int rank, int inject, size_t kib)
 {
-    if (protect_all(s, rank) != 0 || fill_all(s, seed, rank) != 0) {
+    if (protect_all(s, rank, kib) != 0 || fill_all(s, seed, rank) != 0) {
         fprintf(stderr, "rank %d: protect/fill failed\n", rank);
         return 1;
     }
@@ -140,13 +149,13 @@ static int do_write(state *s, int seed, int level, int rank, int inject)
     return rc != FTI_DONE;
 }
 
-static int do_check(state *s, int seed, int rank)
+static int do_check(state *s, int seed, int rank, size_t kib)
 {
     if (FTI_Status() == 0) {
         fprintf(stderr, "rank %d: FTI_Status() is 0, expected a restart\n", rank);
         return 1;
     }
-    if (protect_all(s, rank) != 0)
+    if (protect_all(s, rank, kib) != 0)
         return 1;
     int rc = FTI_Recover();
     long bad = rc == FTI_SCES ? check_all(s, seed, rank) : -1, total = 0, worst = 0;
@@ -161,10 +170,48 @@ static int do_check(state *s, int seed, int rank)
     return failed;
 }
 
+/* Fresh: three checkpoints; restart: recover, then one checkpoint. */
+static int reuse_steps(state *s, int seed, int rank)
+{
+    if (FTI_Status() != 0) {
+        if (do_check(s, seed, rank, 3 * 64) != 0)
+            return 1;
+    } else if (protect_all(s, rank, 3 * 64) != 0 || fill_all(s, seed, rank) != 0) {
+        return 1;
+    }
+    for (int k = 0; k < (FTI_Status() != 0 ? 1 : 3); k++)
+        if (FTI_Checkpoint(seed + k, 1) != FTI_DONE)
+            return 1;
+    return 0;
+}
+
+/* The capture sets of the context: two buffers pinned for all the device
+ * variables of every checkpoint and recovery, none left after FTI_Finalize. */
+static int do_reuse(state *s, int seed, int rank)
+{
+    size_t made, live, made_end, live_end;
+    int rc = reuse_steps(s, seed, rank);
+    fti_emu_host_stats(&made, &live);
+    FTI_Finalize();
+    fti_emu_host_stats(&made_end, &live_end);
+    printf("rank %d: %zu pinned buffers made, %zu alive before FTI_Finalize, %zu after\n",
+           rank, made, live, live_end);
+    return rc != 0 || made != 2 || live != 2 || made_end != 2 || live_end != 0;
+}
+
+/* write-nodev / check-nodev: any device copy from here on fails. */
+static const char *nodev_mode(const char *mode)
+{
+    if (strcmp(mode, "write-nodev") != 0 && strcmp(mode, "check-nodev") != 0)
+        return mode;
+    fti_emu_fail_after(0);
+    return mode[0] == 'w' ? "write" : "check";
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: emu_prog CONFIG write|fail|check SEED [LEVEL]\n");
+        fprintf(stderr, "usage: emu_prog CONFIG write|fail|check[-nodev] SEED [LEVEL [KIB]]\n");
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -175,15 +222,20 @@ int main(int argc, char **argv)
     /* A little copy latency keeps copies in flight while the file is written. */
     fti_emu_set_speed(8e9, 100e-6);
     int rank, status = 0, seed = atoi(argv[3]), level = argc > 4 ? atoi(argv[4]) : 1;
+    size_t kib = argc > 5 ? (size_t)strtoul(argv[5], NULL, 10) : 3 * 64;
+    const char *mode = nodev_mode(argv[2]);
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
     state s = {0};
-    if (strcmp(argv[2], "write") == 0 || strcmp(argv[2], "fail") == 0)
-        status = do_write(&s, seed, level, rank, strcmp(argv[2], "fail") == 0);
-    else if (strcmp(argv[2], "check") == 0)
-        status = do_check(&s, seed, rank);
+    if (strcmp(mode, "write") == 0 || strcmp(mode, "fail") == 0)
+        status = do_write(&s, seed, level, rank, strcmp(mode, "fail") == 0, kib);
+    else if (strcmp(mode, "check") == 0)
+        status = do_check(&s, seed, rank, kib);
+    else if (strcmp(mode, "reuse") == 0)
+        status = do_reuse(&s, seed, rank); /* finalizes itself */
     else
         status = 2;
-    FTI_Finalize();
+    if (strcmp(mode, "reuse") != 0)
+        FTI_Finalize();
     fti_emu_free(s.bytes);
     fti_emu_free(s.grid);
     MPI_Finalize();
