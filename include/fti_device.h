@@ -1,0 +1,140 @@
+/*
+ * fti_device.h - our documented extension of the FTI API for accelerators:
+ *
+ *  1. FTI_ProtectDevice: protect a device buffer named by a backend handle
+ *     (an XRT buffer object, an emulated allocation), so FTI_Checkpoint and
+ *     FTI_Snapshot copy it from the device and FTI_Recover writes it back.
+ *
+ *  2. The FPGA monitor (FTI_Fpga*): the host side of in-kernel partial
+ *     checkpointing (docs: DESIGN.md, "FPGA in-kernel partial checkpointing";
+ *     kernel side: fti_kernel.h). The kernel works in blocks; after each
+ *     block the host copies that block's data and the kernel's replicated
+ *     state into host variables the application protects, and checkpoints.
+ *
+ *       FTI_FpgaConfig c = FTI_FpgaConfigDefaults();   // then set the fields
+ *       FTI_FpgaCreate(&m, &c);
+ *       FTI_FpgaAddBlockRegion(m, out_bo, ...);       // rows of block b
+ *       FTI_FpgaAddSlotRegion(m, err_bo, ...);        // state, one copy per slot
+ *       FTI_FpgaStart(m);           // writes the control block; on restart,
+ *                                   // restores regions up to *blocks_var
+ *       run = xrtKernelRun(kernel, ..., ctrl_bo, ...);
+ *       FTI_FpgaWait(m);            // checkpoints until the kernel is done
+ *       FTI_FpgaFree(m);
+ *
+ * Threading contract: like the rest of the API, these calls are not thread
+ * safe. FTI_FpgaWait is driven by the calling (main) thread, which polls the
+ * control block and calls FTI_Checkpoint itself, so the application needs no
+ * MPI_THREAD_MULTIPLE and must not call FTI from another thread meanwhile.
+ * The kernel runs on the device (or, emulated, in a thread of its own that
+ * never calls FTI or MPI).
+ */
+#ifndef FTI_DEVICE_API_H
+#define FTI_DEVICE_API_H
+
+#include "fti.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Local. Protects `count` elements of `type` at byte `offset` of the device
+ * buffer `handle` of `backend` ("xrt": an xrtBufferHandle; "emu": a pointer
+ * from fti_emu_malloc). Calling it again with the same id updates the
+ * variable (e.g. after swapping buffers). Fails with a message when the
+ * backend was not built into this library. */
+FTI_API int FTI_ProtectDevice(int id, const char *backend, void *handle, size_t offset,
+                              int64_t count, fti_id_t type);
+
+/* ---- FPGA in-kernel partial checkpointing (host side) ------------------ */
+
+typedef enum FTI_FpgaMode {
+    FTI_FPGA_OFF = 0,         /* the kernel runs uninterrupted; Wait only waits */
+    FTI_FPGA_BLOCKING = 1,    /* the kernel waits for each block's checkpoint */
+    FTI_FPGA_NONBLOCKING = 2, /* the kernel never waits; replicated slots */
+} FTI_FpgaMode;
+
+typedef struct FTI_FpgaConfig {
+    FTI_FpgaMode mode;
+    const char *backend;  /* "xrt" or "emu" */
+    void *ctrl;           /* device buffer holding the control block */
+    size_t ctrl_offset;   /* byte offset of the control block, multiple of 64 */
+    uint32_t slots;       /* replicated slots (>= 2 in non-blocking mode) */
+    int64_t nblocks;      /* blocks in one run of the kernel */
+    int64_t *blocks_var;  /* host variable the application protects: the
+                             number of blocks whose data the checkpointed
+                             host regions hold; FTI_FpgaStart resumes there */
+    int level;            /* checkpoint level, 1-4 */
+    int ckpt_id;          /* id of the first checkpoint, incremented after each */
+    int64_t every;        /* checkpoint at most every `every` blocks (>= 1) */
+    double timeout_s;     /* error when the kernel shows no sign of life this long */
+    uint32_t ack_timeout_us; /* blocking: the kernel re-raises flagA after this */
+    uint32_t max_raises;  /* blocking: the kernel gives up after this many */
+    /* Optional: called after each committed checkpoint with *blocks_var. */
+    void (*on_checkpoint)(void *arg, int64_t blocks);
+    void *arg;
+} FTI_FpgaConfig;
+
+typedef struct FTI_FpgaStats {
+    int64_t checkpoints; /* committed by the monitor */
+    int64_t torn;        /* slot copies discarded: the kernel wrote the slot meanwhile */
+    int64_t resends;     /* flagB re-sent after the kernel re-raised flagA */
+    int64_t raises;      /* re-raises seen (lost or late acknowledgements) */
+    int64_t polls;       /* control block reads */
+    int64_t resumed_at;  /* block the last FTI_FpgaStart resumed from */
+    double ckpt_seconds; /* time spent in FTI_Checkpoint */
+} FTI_FpgaStats;
+
+typedef struct FTI_FpgaMonitor FTI_FpgaMonitor;
+
+/* Bytes of a control block with `slots` slots (allocate at least this). */
+FTI_API size_t FTI_FpgaCtrlBytes(uint32_t slots);
+
+/* Defaults: blocking, 2 slots, level 1, every block, 30 s timeout, 100 ms
+ * ack timeout, 100 re-raises. */
+FTI_API FTI_FpgaConfig FTI_FpgaConfigDefaults(void);
+
+/* Local. Validates cfg and opens a monitor; FTI_NSCS with a message. */
+FTI_API int FTI_FpgaCreate(FTI_FpgaMonitor **m, const FTI_FpgaConfig *cfg);
+
+/* Local. Data written by blocks [first, first + nblocks): block b's bytes are
+ * at `offset + (b - first) * bytes_per_block` of `handle` and are copied to
+ * `host` at the same relative position once b is complete. `host` must be
+ * protected by the application (FTI_Protect) and survive the monitor. */
+FTI_API int FTI_FpgaAddBlockRegion(FTI_FpgaMonitor *m, void *handle, size_t offset,
+                                   size_t bytes_per_block, int64_t first, int64_t nblocks,
+                                   void *host);
+
+/* Local. Kernel state replicated per slot: block b writes its copy at
+ * `offset + (b % slots) * stride`; the newest complete copy, validated by
+ * the slot's sequence number, is copied to `host` (protected by the app). */
+FTI_API int FTI_FpgaAddSlotRegion(FTI_FpgaMonitor *m, void *handle, size_t offset,
+                                  size_t stride, size_t bytes, void *host);
+
+/* Local. Writes the control block for a run resuming at *blocks_var (0 on a
+ * fresh start). When resuming, first writes the host regions back to the
+ * device (block data of blocks < *blocks_var, and the state of block
+ * *blocks_var - 1 into its slot). Call before launching the kernel. */
+FTI_API int FTI_FpgaStart(FTI_FpgaMonitor *m);
+
+/* Collective over FTI_COMM_WORLD (every rank monitors its own kernel);
+ * local in FTI_FPGA_OFF mode, which only waits for the kernel to finish.
+ * Polls the control block with a 1 us .. 1 ms backoff, copies complete
+ * blocks, checkpoints, acknowledges, until every rank's kernel is done.
+ * After a failure, a blocking kernel stops by itself (FTI_K_EACK) once
+ * max_raises re-raises of ack_timeout_us went unanswered.
+ * Returns FTI_SCES, or FTI_NSCS on every rank when one rank failed: a
+ * kernel silent for timeout_s, a corrupt control block, a kernel that gave
+ * up waiting (FTI_K_EACK), a device or checkpoint error. */
+FTI_API int FTI_FpgaWait(FTI_FpgaMonitor *m);
+
+/* Local. Counters of the monitor since FTI_FpgaCreate. */
+FTI_API int FTI_FpgaGetStats(const FTI_FpgaMonitor *m, FTI_FpgaStats *st);
+
+/* Local. Releases the monitor (the device buffers stay the caller's). */
+FTI_API void FTI_FpgaFree(FTI_FpgaMonitor *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FTI_DEVICE_API_H */

@@ -1,0 +1,237 @@
+/*
+ * fti_kernel.h - the kernel side of FTI's in-kernel partial checkpointing
+ * (FPGA kernels in HLS C/C++, and the emulated kernels that run as threads).
+ * Header-only, plain C99 with no library calls in the synthesised paths.
+ *
+ * The kernel and the host monitor (fti_device.h, FTI_Fpga*) share a control
+ * block in device memory: an array of 64-bit words in 64-byte lines. Each
+ * line has one writer, and the kernel writes one line while the host polls
+ * another, so no two writers share a line (false sharing would make them
+ * fight over it):
+ *
+ *   line 0  header    host, before the launch: magic, version, slots, blocks,
+ *                     resume block, mode, ack timeout (us), max re-raises
+ *   line 1  progress  kernel: number of completed blocks (monotonic)
+ *   line 2  flagA     kernel: word 0 = b+1 when the data of block b is ready
+ *                     (blocking mode), word 1 = times the kernel re-raised it
+ *   line 3  flagB     host: word 0 = b+1 once block b is checkpointed
+ *   line 4  done      kernel: word 0 = 1 when finished, word 1 = status,
+ *                     word 2 = blocks completed when it stopped
+ *   line 5+s seq[s]   kernel: sequence number of replicated slot s
+ *                     (2b+1 while block b is written into it, 2b+2 after)
+ *
+ * Flags carry block numbers rather than booleans, and the host never writes
+ * a kernel line: "flagA cleared" is flagB catching up with flagA, so an ack
+ * can never erase a newer raise. A lost ack is survived by the kernel: after
+ * the ack timeout it bumps the raise count (the host then re-sends flagB), and
+ * after `max raises` it stops with FTI_K_EACK instead of hanging forever.
+ *
+ * A kernel iteration over blocks looks like:
+ *
+ *     uint64_t b, resume;
+ *     if (fti_k_begin(ctrl, &resume) != FTI_K_OK) return;  // corrupt block
+ *     acc = resume ? slots[(resume - 1) % nslots] : 0;       // restored state
+ *     for (b = resume; b < nblocks; b++) {
+ *         ... compute block b, write its data ...
+ *         fti_k_slot_begin(ctrl, b); slots[b % nslots] = acc; fti_k_slot_end(ctrl, b);
+ *         if (fti_k_block_done(ctrl, b) != FTI_K_OK) { status = FTI_K_EACK; break; }
+ *     }
+ *     fti_k_end(ctrl, status, b);
+ *
+ * Memory ordering. In the emulated device the kernel is a thread, so the
+ * flags are C11-style atomics (acquire loads, release stores) through the
+ * GCC/Clang __atomic builtins. In HLS (__SYNTHESIS__ defined, or
+ * FTI_K_VOLATILE defined by the user) they become volatile accesses, which
+ * HLS keeps in program order on one m_axi bundle; put the control block on
+ * its own bundle with no burst merging. FTI_K_LOAD / FTI_K_STORE /
+ * FTI_K_FENCE may be predefined to map them onto other primitives.
+ */
+#ifndef FTI_KERNEL_H
+#define FTI_KERNEL_H
+
+#include <stdint.h>
+
+typedef uint64_t fti_k_word;
+
+#define FTI_K_MAGIC 0x46544946504741ULL /* "FTIFPGA" */
+#define FTI_K_VERSION 1ULL
+#define FTI_K_LINE_WORDS 8 /* 64-byte lines */
+
+/* Lines of the control block. */
+#define FTI_K_LINE_HDR 0
+#define FTI_K_LINE_PROGRESS 1
+#define FTI_K_LINE_FLAGA 2
+#define FTI_K_LINE_FLAGB 3
+#define FTI_K_LINE_DONE 4
+#define FTI_K_LINE_SEQ0 5
+
+/* Header words. */
+#define FTI_K_H_MAGIC 0
+#define FTI_K_H_VERSION 1
+#define FTI_K_H_SLOTS 2
+#define FTI_K_H_NBLOCKS 3
+#define FTI_K_H_RESUME 4
+#define FTI_K_H_MODE 5
+#define FTI_K_H_ACK_US 6
+#define FTI_K_H_RAISES 7
+
+/* Modes (header word FTI_K_H_MODE). */
+#define FTI_K_MODE_OFF 0         /* no partial checkpoints: progress only */
+#define FTI_K_MODE_BLOCKING 1    /* wait for the host after every block */
+#define FTI_K_MODE_NONBLOCKING 2 /* never wait: the host reads slot b-1 */
+
+/* Kernel status (done line, word 1). */
+#define FTI_K_OK 0
+#define FTI_K_EBADCTRL 1 /* the control block is not ours: never touched */
+#define FTI_K_EACK 2     /* no checkpoint acknowledgement after max raises */
+
+/* Words in a control block with `slots` replicated slots. */
+#define FTI_K_CTRL_WORDS(slots) ((FTI_K_LINE_SEQ0 + (uint64_t)(slots)) * FTI_K_LINE_WORDS)
+/* Index of word w of line l. */
+#define FTI_K_AT(l, w) ((l) * FTI_K_LINE_WORDS + (w))
+
+#if !defined(FTI_K_LOAD)
+#if defined(__SYNTHESIS__) || defined(FTI_K_VOLATILE)
+#define FTI_K_LOAD(p) (*(volatile fti_k_word *)(p))
+#define FTI_K_STORE(p, v) (*(volatile fti_k_word *)(p) = (fti_k_word)(v))
+#define FTI_K_FENCE() ((void)0)
+#else
+#define FTI_K_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define FTI_K_STORE(p, v) __atomic_store_n((p), (fti_k_word)(v), __ATOMIC_RELEASE)
+/* Orders the slot data stores against the sequence stores (seqlock). */
+#define FTI_K_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+#endif
+
+/* Sleeping while waiting matters only in emulation, where the kernel thread
+ * shares the host's cores; hardware spins on its own silicon. */
+#if defined(__SYNTHESIS__)
+#define FTI_K_SLEEP_NS(ns) ((void)0)
+#define FTI_K_NOW_US() 0ULL
+#elif !defined(FTI_K_SLEEP_NS)
+#include <time.h>
+#if defined(__cplusplus)
+static inline void fti_k_sleep_ns_(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL)};
+    nanosleep(&ts, 0);
+}
+#else
+#include <threads.h>
+static inline void fti_k_sleep_ns_(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL)};
+    thrd_sleep(&ts, 0);
+}
+#endif
+static inline uint64_t fti_k_now_us_(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+#define FTI_K_SLEEP_NS(ns) fti_k_sleep_ns_(ns)
+#define FTI_K_NOW_US() fti_k_now_us_()
+#endif
+
+static inline fti_k_word fti_k_header(const fti_k_word *ctrl, int w)
+{
+    return FTI_K_LOAD(&ctrl[FTI_K_AT(FTI_K_LINE_HDR, w)]);
+}
+
+/* Checks the control block and returns the block to resume from (0 on a
+ * fresh start) in *resume. On a bad magic or version it returns
+ * FTI_K_EBADCTRL and writes nothing: the buffer may not be ours. */
+static inline int fti_k_begin(fti_k_word *ctrl, uint64_t *resume)
+{
+    if (fti_k_header(ctrl, FTI_K_H_MAGIC) != FTI_K_MAGIC ||
+        fti_k_header(ctrl, FTI_K_H_VERSION) != FTI_K_VERSION)
+        return FTI_K_EBADCTRL;
+    *resume = fti_k_header(ctrl, FTI_K_H_RESUME);
+    return FTI_K_OK;
+}
+
+/* Slot index of block b. */
+static inline uint64_t fti_k_slot(const fti_k_word *ctrl, uint64_t b)
+{
+    fti_k_word slots = fti_k_header(ctrl, FTI_K_H_SLOTS);
+    return slots ? b % slots : 0;
+}
+
+/* Before writing the replicated state of block b into its slot: marks the
+ * slot as being written (odd sequence), so a host copy racing with the
+ * writes is detected and discarded. */
+static inline void fti_k_slot_begin(fti_k_word *ctrl, uint64_t b)
+{
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_SEQ0 + fti_k_slot(ctrl, b), 0)], 2 * b + 1);
+    FTI_K_FENCE();
+}
+
+/* After the slot of block b is written: publishes it (even sequence). */
+static inline void fti_k_slot_end(fti_k_word *ctrl, uint64_t b)
+{
+    FTI_K_FENCE();
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_SEQ0 + fti_k_slot(ctrl, b), 0)], 2 * b + 2);
+}
+
+/* Waits until flagB reaches `want` or `limit_us` passed. 1 when it did.
+ * Backoff from 1 us to 256 us: short enough not to delay the kernel much
+ * after the ack, long enough not to take a core while the host writes. */
+static inline int fti_k_wait_flagb(const fti_k_word *ctrl, uint64_t want, uint64_t limit_us)
+{
+    uint64_t start = FTI_K_NOW_US(), spins = 0, pause = 1000;
+    for (;;) {
+        if (FTI_K_LOAD(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGB, 0)]) >= want)
+            return 1;
+#if defined(__SYNTHESIS__)
+        /* No clock in HLS: one poll is taken as about 1 us (a round trip
+         * to device memory); size the ack timeout accordingly. */
+        if (++spins > limit_us)
+            return 0;
+#else
+        (void)spins;
+        if (FTI_K_NOW_US() - start > limit_us)
+            return 0;
+        FTI_K_SLEEP_NS(pause);
+        if (pause < 256000)
+            pause *= 2;
+#endif
+    }
+}
+
+/* Blocking mode: raises flagA for block b and waits for the host's flagB,
+ * re-raising after each ack timeout (a lost ack is re-sent by the host). */
+static inline int fti_k_checkpoint_wait(fti_k_word *ctrl, uint64_t b)
+{
+    uint64_t limit = fti_k_header(ctrl, FTI_K_H_ACK_US);
+    uint64_t max_raises = fti_k_header(ctrl, FTI_K_H_RAISES);
+    uint64_t raises = FTI_K_LOAD(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGA, 1)]);
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGA, 0)], b + 1);
+    for (uint64_t n = 0;; n++) {
+        if (fti_k_wait_flagb(ctrl, b + 1, limit))
+            return FTI_K_OK;
+        if (n >= max_raises)
+            return FTI_K_EACK;
+        FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGA, 1)], ++raises);
+    }
+}
+
+/* After block b (its data and slot written): publishes the progress and, in
+ * blocking mode, waits for the checkpoint. FTI_K_OK or FTI_K_EACK. */
+static inline int fti_k_block_done(fti_k_word *ctrl, uint64_t b)
+{
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_PROGRESS, 0)], b + 1);
+    if (fti_k_header(ctrl, FTI_K_H_MODE) == FTI_K_MODE_BLOCKING)
+        return fti_k_checkpoint_wait(ctrl, b);
+    return FTI_K_OK;
+}
+
+/* Last call of a run that passed fti_k_begin: `blocks` completed, status. */
+static inline void fti_k_end(fti_k_word *ctrl, int status, uint64_t blocks)
+{
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 1)], (fti_k_word)status);
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 2)], blocks);
+    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 0)], 1);
+}
+
+#endif /* FTI_KERNEL_H */
