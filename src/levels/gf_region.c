@@ -67,6 +67,26 @@ void fti_gf_mad(unsigned char *dst, const unsigned char *src, int coef, size_t l
     }
 }
 
+void fti_gf_dot(unsigned char *dst, unsigned char *const *srcs, const int *coefs, int n, size_t len)
+{
+#ifdef FTI_HAVE_ISAL
+    unsigned char c[256], tbls[32 * 256];
+    for (int i = 0; i < n; i++)
+        c[i] = (unsigned char)coefs[i];
+    ec_init_tables(n, 1, c, tbls);
+    const size_t max = (size_t)INT_MAX & ~(size_t)(FTI_GF_ALIGN - 1);
+    for (size_t off = 0; off < len; off += max) {
+        unsigned char *in[256], *out = dst + off;
+        for (int i = 0; i < n; i++)
+            in[i] = srcs[i] + off;
+        ec_encode_data((int)(len - off < max ? len - off : max), n, 1, tbls, in, &out);
+    }
+#else
+    for (int i = 0; i < n; i++)
+        fti_gf_mad(dst, srcs[i], coefs[i], len, i > 0);
+#endif
+}
+
 int fti_gf_invert(int *mat, int *inv, int n)
 {
     return jerasure_invert_matrix(mat, inv, n, 8) == 0 ? 0 : -1;

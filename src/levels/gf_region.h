@@ -15,6 +15,11 @@
  * Buffers come from fti_gf_alloc and len is a multiple of FTI_GF_ALIGN. */
 void fti_gf_mad(unsigned char *dst, const unsigned char *src, int coef, size_t len, int add);
 
+/* dst = sum over i < n of coefs[i] * srcs[i], over len bytes, in one pass
+ * over the inputs where the engine allows (ISA-L's dot product). Same
+ * buffer rules as fti_gf_mad. */
+void fti_gf_dot(unsigned char *dst, unsigned char *const *srcs, const int *coefs, int n, size_t len);
+
 /* 64-byte aligned allocation (free with free()); NULL when out of memory. */
 unsigned char *fti_gf_alloc(size_t n);
 

@@ -4,11 +4,12 @@
  * zeros logically) and G parity chunks, one stored on each member, so any
  * G/2 lost nodes of a group (2 chunks each) are rebuilt.
  *
- * Encoding is distributed: member i multiplies its own data by column i of
- * the coding matrix, and one reduce-scatter with XOR (addition in GF(2^8))
- * hands member j the sum of row j: its parity. Decoding is the same
- * operation with the inverse of the surviving rows, reduced onto the lost
- * members only. Data moves once, in block_size chunks.
+ * Encoding is distributed: every member gathers the group's data chunk by
+ * chunk and computes its own parity row j (one dot product over the G
+ * chunks). Decoding multiplies each surviving chunk by its column of the
+ * inverse of the surviving rows, and one reduce-scatter with XOR (addition
+ * in GF(2^8)) sums the shares onto the lost members only. Data moves once,
+ * in block_size chunks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -138,14 +139,17 @@ static void bufs_free(bufs *b)
     free(b->out);
 }
 
-/* Every member runs the same number of reductions, whatever fails locally. */
+/* Every member runs the same number of collectives, whatever fails locally.
+ * Each chunk: gather every member's data chunk, then this member's parity
+ * row in one dot product (one pass over the inputs, no reduction). */
 static fti_err encode(const l3_job *j, int data_fd, int parity_fd, uint64_t parity_off, uint64_t *sum)
 {
     bufs b;
     fti_hash h = {0};
     int p = j->r.pos, err = 0;
+    unsigned char *rows[MAX_G];
     int ready = bufs_alloc(&b, j->chunk, j->G) == 0 && fti_hash_init(&h) == 0;
-    if (!fti_all_ok(j->r.comm, ready)) { /* before the first reduction: nobody waits */
+    if (!fti_all_ok(j->r.comm, ready)) { /* before the first collective: nobody waits */
         bufs_free(&b);
         fti_hash_free(&h);
         return fti_fail(FTI_E_NOMEM, "L3 encoding of %s: out of memory on a group member", j->parity_path);
@@ -155,12 +159,12 @@ static fti_err encode(const l3_job *j, int data_fd, int parity_fd, uint64_t pari
         size_t L = fti_gf_round(len);
         if (!err && fti_read_padded(data_fd, j->size[p], b.in, L, off) != 0)
             err = errno;
-        for (int row = 0; row < j->G && !err; row++)
-            fti_gf_mad(b.part + (size_t)row * L, b.in, j->coef[row][p], L, 0);
         if (err) /* keep the collective going with harmless bytes */
-            memset(b.part, 0, L * (size_t)j->G);
-        MPI_Reduce_scatter_block(b.part, b.out, (int)(L / 8),
-                                 MPI_UINT64_T, MPI_BXOR, j->r.comm);
+            memset(b.in, 0, L);
+        MPI_Allgather(b.in, (int)(L / 8), MPI_UINT64_T, b.part, (int)(L / 8), MPI_UINT64_T, j->r.comm);
+        for (int i = 0; i < j->G; i++)
+            rows[i] = b.part + (size_t)i * L;
+        fti_gf_dot(b.out, rows, j->coef[p], j->G, L);
         if (!err) {
             fti_hash_update(&h, b.out, len);
             if (fti_pwrite_full(parity_fd, b.out, len, (off_t)(parity_off + off)) != 0)
