@@ -402,6 +402,17 @@ fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_fil
     return e;
 }
 
+int fti_file_valid(const char *path, uint64_t seq)
+{
+    fti_file_header h;
+    fti_log_quiet(1);
+    int ok = fti_file_verify(path, seq, 1, &h) == FTI_E_OK;
+    fti_log_quiet(0);
+    if (ok)
+        fti_file_header_free(&h);
+    return ok;
+}
+
 fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, const fti_var *var,
                           size_t gpu_bufsize)
 {

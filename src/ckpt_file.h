@@ -73,6 +73,11 @@ fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr);
  * `full` every data checksum. On success fills *hdr. */
 fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr);
 
+/* 1 when path is a whole, valid file of checkpoint `seq` (every checksum).
+ * Quiet: the reason stays in fti_last_error() without being printed, for
+ * probes of files that may well be lost. */
+int fti_file_valid(const char *path, uint64_t seq);
+
 /* Reads entry e of an open file into var (host or device), verifying its
  * checksum. */
 fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, const fti_var *var,

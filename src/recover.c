@@ -58,17 +58,12 @@ static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const cha
 static int try_candidate(fti_ctx *ctx, const fti_commit *c)
 {
     char path[FTI_PATH_MAX];
-    fti_file_header hdr;
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
     fti_clear_error();
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
     tm->candidates++;
-    fti_log_quiet(1);
-    int own_ok = fti_file_verify(path, c->seq, 1, &hdr) == FTI_E_OK;
-    fti_log_quiet(0);
-    if (own_ok)
-        fti_file_header_free(&hdr);
+    int own_ok = fti_file_valid(path, c->seq);
     int ok = own_ok;
     double t1 = fti_now();
     tm->verify += t1 - t0; /* metrics */

@@ -30,17 +30,6 @@ static fti_err l2_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *r)
     return fti_ring_transfer(r, mine, r->right, copy, r->left, (size_t)ctx->cfg.transfer_size);
 }
 
-static int verify_quietly(const char *path, uint64_t seq)
-{
-    fti_file_header h;
-    fti_log_quiet(1);
-    int ok = fti_file_verify(path, seq, 1, &h) == FTI_E_OK;
-    fti_log_quiet(0);
-    if (ok)
-        fti_file_header_free(&h);
-    return ok;
-}
-
 static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     if (need_partner(ctx) != FTI_E_OK)
@@ -53,7 +42,7 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     fti_path_partner(&ctx->dirs, copy, c->slot, r.app_rank[r.left]);
     int own[32], held[32];
     fti_ring_allgather(&r, own_ok, own);
-    fti_ring_allgather(&r, verify_quietly(copy, c->seq), held);
+    fti_ring_allgather(&r, fti_file_valid(copy, c->seq), held);
 
     /* 1: the partner of a member that lost its file sends the copy back. */
     int p = r.pos;
@@ -61,7 +50,7 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     int recv = !own[p] && held[r.right];
     if (send || recv) /* pairs that move nothing skip the transfer, both sides alike */
         fti_ring_transfer(&r, copy, send ? r.left : MPI_PROC_NULL, mine, recv ? r.right : MPI_PROC_NULL, chunk);
-    int ok = own_ok || (recv && verify_quietly(mine, c->seq));
+    int ok = own_ok || (recv && fti_file_valid(mine, c->seq));
     if (!ok)
         fti_fail(FTI_E_MISSING, "L2: local file %s lost, and its partner copy on node %d is lost too",
                  mine, ctx->topo.group * r.size + r.right);

@@ -313,17 +313,6 @@ static int decode(const l3_job *j, const decode_io *io, const int *pick, const i
     return err;
 }
 
-static int verify_quietly(const char *path, uint64_t seq)
-{
-    fti_file_header h;
-    fti_log_quiet(1);
-    int ok = fti_file_verify(path, seq, 1, &h) == FTI_E_OK;
-    fti_log_quiet(0);
-    if (ok)
-        fti_file_header_free(&h);
-    return ok;
-}
-
 static fti_err lost_too_many(const fti_ctx *ctx, const l3_job *j, const int *own, const int *par)
 {
     char list[256] = "";
@@ -359,7 +348,7 @@ static fti_err rebuild_data(fti_ctx *ctx, const fti_commit *c, l3_job *j, const 
     if (io.out_fd >= 0) close(io.out_fd);
     if (err)
         return fti_fail(FTI_E_IO, "L3: rebuilding %s: %s", j->data_path, strerror(err));
-    if (!own[p] && !verify_quietly(j->data_path, c->seq))
+    if (!own[p] && !fti_file_valid(j->data_path, c->seq))
         return fti_fail(FTI_E_CORRUPT, "L3: rebuilt %s does not verify", j->data_path);
     return FTI_E_OK;
 }
