@@ -5,6 +5,10 @@
 #   runs SCRIPT with bash; the environment gives it FTI_BUILD_DIR, FTI_SOURCE_DIR,
 #   MPIEXEC and a private scratch dir FTI_TEST_DIR (wiped before each run).
 
+# Every test's scratch dir lives under testdirs/, which must exist before the
+# first test runs (unit tests create only their own directory).
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/testdirs)
+
 function(fti_add_unit_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
