@@ -3,19 +3,21 @@
  *
  * "Device memory" is host memory handed out by fti_emu_malloc and recorded in
  * a range table, so owns() can tell it from plain host memory. Each stream is
- * a worker thread draining a FIFO of copies, so copies really run behind the
- * caller's back and complete in order per stream. A speed model (one copy
- * engine per direction, shared by all streams, as on a PCIe device) makes a
- * copy take latency + bytes / bandwidth; the worker sleeps for it, and the
- * bytes land at the end, so reading a destination before its stream_sync
- * sees stale data, as it can on a real device. fti_emu_fail_after counts
- * bytes in submission order and the doomed copy's error surfaces at the next
- * stream_sync, as an asynchronous device error does.
+ * a worker thread draining a FIFO of copies (backends/stream_queue.c), so
+ * copies really run behind the caller's back and complete in order per
+ * stream. A speed model (one copy engine per direction, shared by all
+ * streams, as on a PCIe device) makes a copy take latency + bytes /
+ * bandwidth; the worker sleeps for it, and the bytes land at the end, so
+ * reading a destination before its stream_sync sees stale data, as it can on
+ * a real device. fti_emu_fail_after counts bytes in submission order and the
+ * doomed copy's error surfaces at the next stream_sync, as an asynchronous
+ * device error does.
  *
  * The emulated device is process-wide, like a real device driver: its state
  * is the one static `emu` struct below, guarded by its mutex.
  */
 #include "emu.h"
+#include "stream_queue.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -257,7 +259,7 @@ static void timed_memcpy(void *dst, const void *src, size_t n)
 /* ---- streams -------------------------------------------------------------- */
 
 typedef struct emu_op {
-    struct emu_op *next;
+    fti_sq_op link; /* first: the stream queue chains and frees it */
     int dir;
     void *dst;
     const void *src;
@@ -266,29 +268,16 @@ typedef struct emu_op {
     size_t fail_left; /* injection budget it found, for the message */
 } emu_op;
 
-typedef struct emu_stream {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake; /* worker: work queued or stopping */
-    pthread_cond_t idle; /* syncers: queue drained */
-    emu_op *head, *tail;
-    int busy, stop;
-    int failed; /* a copy failed since the last sync: later copies are dropped */
-    char err[EMU_ERRLEN];
-} emu_stream;
-
-/* Runs one copy; on failure records the message in s->err (under s->lock). */
-static void op_run(emu_stream *s, const emu_op *op)
+/* Runs one copy on the stream's worker thread (fti_sq_run_fn). */
+static int op_run(fti_sq_op *link, char *err, size_t errlen)
 {
+    const emu_op *op = (const emu_op *)link;
     if (op->doomed) {
-        pthread_mutex_lock(&s->lock);
-        snprintf(s->err, sizeof s->err,
+        snprintf(err, errlen,
                  "emu: injected device failure: %s copy of %zu bytes exceeds the "
                  "%zu bytes left before the fault set by fti_emu_fail_after",
                  op->dir == EMU_D2H ? "device->host" : "host->device", op->n, op->fail_left);
-        s->failed = 1;
-        pthread_mutex_unlock(&s->lock);
-        return;
+        return -1;
     }
     double end = engine_book(op->dir, op->n);
     /* The bytes land at the end of the modelled transfer, so a caller that
@@ -301,53 +290,20 @@ static void op_run(emu_stream *s, const emu_op *op)
         timed_memcpy(op->dst, op->src, op->n);
     if (end > 0)
         sleep_until(end);
+    return 0;
 }
 
-static void *stream_worker(void *arg)
-{
-    emu_stream *s = arg;
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (s->head == NULL && !s->stop)
-            pthread_cond_wait(&s->wake, &s->lock);
-        if (s->head == NULL)
-            break; /* stopping and drained */
-        emu_op *op = s->head;
-        s->head = op->next;
-        if (s->head == NULL)
-            s->tail = NULL;
-        int skip = s->failed;
-        s->busy = 1;
-        pthread_mutex_unlock(&s->lock);
-        if (!skip)
-            op_run(s, op);
-        free(op);
-        pthread_mutex_lock(&s->lock);
-        s->busy = 0;
-        if (s->head == NULL)
-            pthread_cond_broadcast(&s->idle);
-    }
-    pthread_mutex_unlock(&s->lock);
-    return NULL;
-}
-
+/* A stream is a stream queue: copies run in order on its worker thread, and
+ * after a failed copy the later ones are dropped until stream_sync. */
 static int emu_stream_create(void **stream)
 {
-    emu_stream *s = calloc(1, sizeof *s);
-    if (s == NULL)
+    fti_sq *q;
+    int rc = fti_sq_create(&q, op_run);
+    if (rc < 0)
         return emu_fail("emu: stream_create: out of memory");
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
-    pthread_cond_init(&s->idle, NULL);
-    int rc = pthread_create(&s->thread, NULL, stream_worker, s);
-    if (rc != 0) {
-        pthread_cond_destroy(&s->idle);
-        pthread_cond_destroy(&s->wake);
-        pthread_mutex_destroy(&s->lock);
-        free(s);
+    if (rc > 0)
         return emu_fail("emu: stream_create: cannot start the stream thread: %s", strerror(rc));
-    }
-    *stream = s;
+    *stream = q;
     return 0;
 }
 
@@ -355,41 +311,20 @@ static int emu_stream_create(void **stream)
  * pending work completes). */
 static void emu_stream_destroy(void *stream)
 {
-    emu_stream *s = stream;
-    if (s == NULL)
-        return;
-    pthread_mutex_lock(&s->lock);
-    s->stop = 1;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->idle);
-    pthread_cond_destroy(&s->wake);
-    pthread_mutex_destroy(&s->lock);
-    free(s);
+    fti_sq_destroy(stream);
 }
 
 /* Waits until every queued copy ran; reports (and clears) a failure among them. */
 static int emu_stream_sync(void *stream)
 {
-    emu_stream *s = stream;
-    if (s == NULL)
+    if (stream == NULL)
         return emu_fail("emu: stream_sync: NULL stream");
-    pthread_mutex_lock(&s->lock);
-    while (s->head != NULL || s->busy)
-        pthread_cond_wait(&s->idle, &s->lock);
-    int failed = s->failed;
-    if (failed) {
-        snprintf(emu_errbuf, sizeof emu_errbuf, "%s", s->err);
-        s->failed = 0;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return failed ? -1 : 0;
+    return fti_sq_sync(stream, emu_errbuf, sizeof emu_errbuf);
 }
 
-static int enqueue(emu_stream *s, int dir, void *dst, const void *src, size_t n)
+static int enqueue(fti_sq *q, int dir, void *dst, const void *src, size_t n)
 {
-    if (s == NULL)
+    if (q == NULL)
         return emu_fail("emu: copy on a NULL stream");
     emu_op *op = malloc(sizeof *op);
     if (op == NULL)
@@ -399,14 +334,7 @@ static int enqueue(emu_stream *s, int dir, void *dst, const void *src, size_t n)
      * depend on how the stream threads happen to be scheduled; the failure
      * itself surfaces asynchronously, at the stream's next sync. */
     op->doomed = injection_consume(n, &op->fail_left) != 0;
-    pthread_mutex_lock(&s->lock);
-    if (s->tail != NULL)
-        s->tail->next = op;
-    else
-        s->head = op;
-    s->tail = op;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    fti_sq_push(q, &op->link);
     return 0;
 }
 

@@ -6,18 +6,19 @@
  * xrtBOSync(TO_DEVICE).
  *
  * XRT's C API has no asynchronous sync, so each stream is a worker thread
- * draining a FIFO of copies: the capture pipeline's copy of chunk i+1 then
- * really overlaps the file write of chunk i. A failed copy is remembered and
- * reported at the stream's next sync; later copies of that stream are
- * dropped until then (their destination would be stale anyway).
+ * draining a FIFO of copies (backends/stream_queue.c): the capture
+ * pipeline's copy of chunk i+1 then really overlaps the file write of chunk
+ * i. A failed copy is remembered and reported at the stream's next sync;
+ * later copies of that stream are dropped until then (their destination
+ * would be stale anyway).
  *
  * Built into libfti when XRT is found; otherwise the tests and examples build
  * this same file against the XRT emulation library (backends/xrt_emu).
  */
 #include "fti_xrt.h"
+#include "stream_queue.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,15 +64,17 @@ static int xrt_owns(const void *ptr, fti_devptr_info *info)
 /* ---- one copy -------------------------------------------------------------- */
 
 typedef struct xrt_op {
-    struct xrt_op *next;
+    fti_sq_op link; /* first: the stream queue chains and frees it */
     int to_device;
     xrtBufferHandle bo;
     size_t off, n;
     void *host;
 } xrt_op;
 
-static int op_run(const xrt_op *op, char *err, size_t errlen)
+/* Runs one copy on the stream's worker thread (fti_sq_run_fn). */
+static int op_run(fti_sq_op *link, char *err, size_t errlen)
 {
+    const xrt_op *op = (const xrt_op *)link;
     int rc;
     const char *step;
     if (op->to_device) {
@@ -97,102 +100,30 @@ static int op_run(const xrt_op *op, char *err, size_t errlen)
 
 /* ---- streams ------------------------------------------------------------------ */
 
-typedef struct xrt_stream {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake, idle;
-    xrt_op *head, *tail;
-    int busy, stop, failed;
-    char err[XRT_ERRLEN];
-} xrt_stream;
-
-/* Takes the next op, or NULL when stopping with nothing queued. */
-static xrt_op *next_op(xrt_stream *s)
-{
-    while (s->head == NULL && !s->stop)
-        pthread_cond_wait(&s->wake, &s->lock);
-    xrt_op *op = s->head;
-    if (op != NULL && (s->head = op->next) == NULL)
-        s->tail = NULL;
-    return op;
-}
-
-static void *stream_main(void *arg)
-{
-    xrt_stream *s = arg;
-    char err[XRT_ERRLEN];
-    pthread_mutex_lock(&s->lock);
-    for (xrt_op *op; (op = next_op(s)) != NULL;) {
-        int skip = s->failed;
-        s->busy = 1;
-        pthread_mutex_unlock(&s->lock);
-        int rc = skip ? 0 : op_run(op, err, sizeof err);
-        free(op);
-        pthread_mutex_lock(&s->lock);
-        if (rc != 0 && !s->failed) {
-            s->failed = 1;
-            memcpy(s->err, err, sizeof err);
-        }
-        s->busy = 0;
-        if (s->head == NULL)
-            pthread_cond_broadcast(&s->idle);
-    }
-    pthread_mutex_unlock(&s->lock);
-    return NULL;
-}
-
+/* A stream is a stream queue (stream_queue.h): one worker thread per stream. */
 static int xrt_stream_create(void **stream)
 {
-    xrt_stream *s = calloc(1, sizeof *s);
-    if (s == NULL)
+    fti_sq *q;
+    int rc = fti_sq_create(&q, op_run);
+    if (rc < 0)
         return xrt_fail("xrt: stream_create: out of memory");
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
-    pthread_cond_init(&s->idle, NULL);
-    int rc = pthread_create(&s->thread, NULL, stream_main, s);
-    if (rc != 0) {
-        pthread_cond_destroy(&s->idle);
-        pthread_cond_destroy(&s->wake);
-        pthread_mutex_destroy(&s->lock);
-        free(s);
+    if (rc > 0)
         return xrt_fail("xrt: stream_create: cannot start the copy thread: %s", strerror(rc));
-    }
-    *stream = s;
+    *stream = q;
     return 0;
 }
 
 /* Queued copies complete first (they target buffers the caller still owns). */
 static void xrt_stream_destroy(void *stream)
 {
-    xrt_stream *s = stream;
-    if (s == NULL)
-        return;
-    pthread_mutex_lock(&s->lock);
-    s->stop = 1;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->idle);
-    pthread_cond_destroy(&s->wake);
-    pthread_mutex_destroy(&s->lock);
-    free(s);
+    fti_sq_destroy(stream);
 }
 
 static int xrt_stream_sync(void *stream)
 {
-    xrt_stream *s = stream;
-    if (s == NULL)
+    if (stream == NULL)
         return xrt_fail("xrt: stream_sync: NULL stream");
-    pthread_mutex_lock(&s->lock);
-    while (s->head != NULL || s->busy)
-        pthread_cond_wait(&s->idle, &s->lock);
-    int failed = s->failed;
-    if (failed) {
-        memcpy(xrt_errbuf, s->err, sizeof xrt_errbuf);
-        s->failed = 0;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return failed ? -1 : 0;
+    return fti_sq_sync(stream, xrt_errbuf, sizeof xrt_errbuf);
 }
 
 /* Checks the range against the buffer now, so the error names the caller's
@@ -200,9 +131,8 @@ static int xrt_stream_sync(void *stream)
 static int enqueue(void *stream, int to_device, const void *handle, size_t off, void *host,
                    size_t n)
 {
-    xrt_stream *s = stream;
     xrtBufferHandle bo = (xrtBufferHandle)handle;
-    if (s == NULL || bo == NULL || (host == NULL && n > 0))
+    if (stream == NULL || bo == NULL || (host == NULL && n > 0))
         return xrt_fail("xrt: %s: NULL stream, buffer or host pointer",
                         to_device ? "to_device" : "to_host");
     size_t size = xrtBOSize(bo);
@@ -212,15 +142,8 @@ static int enqueue(void *stream, int to_device, const void *handle, size_t off, 
     xrt_op *op = malloc(sizeof *op);
     if (op == NULL)
         return xrt_fail("xrt: out of memory queueing a %zu-byte copy", n);
-    *op = (xrt_op){NULL, to_device, bo, off, n, host};
-    pthread_mutex_lock(&s->lock);
-    if (s->tail != NULL)
-        s->tail->next = op;
-    else
-        s->head = op;
-    s->tail = op;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    *op = (xrt_op){.to_device = to_device, .bo = bo, .off = off, .n = n, .host = host};
+    fti_sq_push(stream, &op->link);
     return 0;
 }
 
