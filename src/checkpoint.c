@@ -139,7 +139,7 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     }
     double t1 = fti_now();
     if (level > 1) {
-        fti_fault_phase(level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush", NULL);
+        fti_fault_phase(fti_level_phase(level), NULL);
         fti_ring ring;
         fti_ring_of(ctx, &ring);
         e = fti_level(level)->post(ctx, &c, &ring);

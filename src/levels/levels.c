@@ -11,3 +11,8 @@ const fti_level_ops *fti_level(int level)
     default: return NULL;
     }
 }
+
+const char *fti_level_phase(int level)
+{
+    return level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush";
+}

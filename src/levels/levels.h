@@ -26,6 +26,9 @@ typedef struct fti_level_ops {
     void (*remove)(fti_ctx *ctx, int slot);
 } fti_level_ops;
 
+/* The fault-injection phase of level 2-4's post-processing (FTI_FAULT). */
+const char *fti_level_phase(int level);
+
 /* The ops of level 2-4, or NULL. */
 const fti_level_ops *fti_level(int level);
 
