@@ -4,7 +4,11 @@
  */
 #include "device.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu/emu.h"
 #ifdef FTI_HAVE_CUDA
@@ -34,17 +38,82 @@ const fti_device_ops *const *fti_device_backends(void)
     return backends;
 }
 
-const fti_device_ops *fti_device_lookup(const void *ptr, fti_devptr_info *info)
+/* The backend claiming ptr (*claim 1), or refusing it (*claim -1), or NULL. */
+static const fti_device_ops *ask_backends(const void *ptr, fti_devptr_info *info, int *claim)
 {
     fti_devptr_info scratch;
+    *claim = 0;
     if (info == NULL)
         info = &scratch;
     if (ptr == NULL)
         return NULL;
     for (size_t i = 0; backends[i] != NULL; i++)
-        if (backends[i]->owns(ptr, info))
+        if ((*claim = backends[i]->owns(ptr, info)) != 0)
             return backends[i];
     return NULL;
+}
+
+const fti_device_ops *fti_device_lookup(const void *ptr, fti_devptr_info *info)
+{
+    int claim;
+    const fti_device_ops *ops = ask_backends(ptr, info, &claim);
+    return claim > 0 ? ops : NULL;
+}
+
+/* 1 when the host can read byte p. Asked of the kernel, not by touching
+ * it: a pipe write of an unmapped or PROT_NONE address (a CUDA device
+ * address) fails with EFAULT instead of crashing. */
+static int host_byte_readable(const void *p)
+{
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0)
+        return 1; /* cannot tell: keep the old behaviour */
+    ssize_t rc;
+    do
+        rc = write(fd[1], p, 1);
+    while (rc < 0 && errno == EINTR);
+    int readable = !(rc < 0 && errno == EFAULT);
+    close(fd[0]);
+    close(fd[1]);
+    return readable;
+}
+
+int fti_device_host_readable(const void *ptr, size_t n)
+{
+    if (ptr == NULL || n == 0)
+        return 1;
+    return host_byte_readable(ptr) && host_byte_readable((const char *)ptr + (n - 1));
+}
+
+/* Each backend's own word on why it did not claim a pointer. */
+static void backend_notes(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; backends[i] != NULL && used + 1 < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "; %s: %s", backends[i]->name,
+                                 backends[i]->last_error());
+}
+
+int fti_device_classify(const void *ptr, size_t n, const fti_device_ops **ops,
+                        fti_devptr_info *info, char *err, size_t errlen)
+{
+    int claim;
+    *ops = ask_backends(ptr, info, &claim);
+    if (claim < 0) {
+        snprintf(err, errlen, "%p is %s memory that cannot be checkpointed: %s", ptr,
+                 (*ops)->name, (*ops)->last_error());
+        *ops = NULL;
+        return -1;
+    }
+    if (claim > 0 || fti_device_host_readable(ptr, n))
+        return 0;
+    char notes[400];
+    backend_notes(notes, sizeof notes);
+    snprintf(err, errlen, "%p is not host memory (the host cannot read it) and no device "
+             "backend of this library claims it: device memory whose runtime is absent or "
+             "unusable?%s", ptr, notes);
+    return -1;
 }
 
 const fti_device_ops *fti_device_by_name(const char *name)

@@ -24,8 +24,10 @@ typedef struct fti_device_ops {
     int version;      /* FTI_DEVICE_OPS_VERSION */
     const char *name; /* "cuda", "emu", "xrt" */
 
-    /* 1 when ptr is device memory of this backend (fills *info), else 0.
-     * Must be cheap and must not fail for foreign pointers. */
+    /* 1 when ptr is device memory of this backend (fills *info), 0 when it
+     * is not, -1 when it is but cannot be checkpointed (a device this
+     * process cannot use, an unusable runtime): last_error says why. Must be
+     * cheap and must not fail for foreign pointers. */
     int (*owns)(const void *ptr, fti_devptr_info *info);
 
     /* Streams: independent queues of asynchronous copies. */
@@ -43,13 +45,34 @@ typedef struct fti_device_ops {
 
     /* Human-readable cause of the last failure of this backend (thread-local). */
     const char *(*last_error)(void);
+
+    /* Optional (NULL: the backend has no application work to wait for).
+     * Makes the copies queued next on `stream` start only after the device
+     * work the application submitted so far, which may still write or read
+     * `handle`: a checkpoint then sees what the application's kernels
+     * wrote, and a recovery does not race them. Does not block the host. */
+    int (*order_after_app)(void *stream, const void *handle);
 } fti_device_ops;
 
 /* The backends compiled into this build, NULL-terminated, host excluded. */
 const fti_device_ops *const *fti_device_backends(void);
 
-/* The backend owning ptr, or NULL for plain host memory. */
+/* The backend owning ptr, or NULL for plain host memory (or memory a
+ * backend claims but cannot checkpoint: see fti_device_classify). */
 const fti_device_ops *fti_device_lookup(const void *ptr, fti_devptr_info *info);
+
+/* 1 when the host can read the first and last of the n bytes at ptr, 0
+ * when it cannot (device memory, unmapped); NULL or n 0 count as readable. */
+int fti_device_host_readable(const void *ptr, size_t n);
+
+/* What FTI_Protect needs to know about the n bytes at ptr: *ops is the
+ * backend owning them, or NULL for host memory. Returns 0, or -1 with a
+ * message in err when they can be checkpointed neither way: a backend
+ * claims them but cannot copy them, or no backend claims them and the host
+ * cannot read them (device memory while its runtime is absent or broken),
+ * which would otherwise crash the checkpoint. */
+int fti_device_classify(const void *ptr, size_t n, const fti_device_ops **ops,
+                        fti_devptr_info *info, char *err, size_t errlen);
 
 /* The backend called name, or NULL when it was not built. */
 const fti_device_ops *fti_device_by_name(const char *name);

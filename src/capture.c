@@ -1,6 +1,10 @@
 /*
  * capture.c - the device capture pipeline (see capture.h).
  *
+ * Both directions first order their streams after the application's
+ * device work already submitted (pipe_order), as FTI's cudaMemcpy on the
+ * legacy default stream is.
+ *
  * Checkpoint: chunk i+1 is copied device->host on one stream while chunk i,
  * already on the host, is hashed and written by this thread. Restore is the
  * mirror image: chunk i is read and hashed while chunk i-1 is copied
@@ -199,6 +203,20 @@ static int pipe_open(pipe_t *p, size_t n)
     return 0;
 }
 
+/* Orders every stream in use after the application's outstanding device
+ * work on handle (device.h, order_after_app): a checkpoint must not copy
+ * what a kernel is still writing, and a restore must not be overwritten by
+ * one. */
+static int pipe_order(pipe_t *p, const void *handle)
+{
+    if (p->ops->order_after_app == NULL)
+        return 0;
+    for (int i = 0; i < p->depth; i++)
+        if (p->ops->order_after_app(p->set->stream[i], handle) != 0)
+            return pipe_device_error(p, "ordering after the application's device work", 0);
+    return 0;
+}
+
 static int check_args(pipe_t *p, const void *handle, size_t n, int fd, off_t off,
                       size_t bufsize)
 {
@@ -290,6 +308,8 @@ int fti_capture_to_file(fti_capture_sets *sets, const fti_device_ops *ops, const
     pipe_attach(&p, sets);
     int rc = pipe_open(&p, n);
     if (rc == 0)
+        rc = pipe_order(&p, handle);
+    if (rc == 0)
         rc = copy_out(&p, handle, 0, n);
     for (size_t i = 0; rc == 0 && i < p.nchunks; i++) {
         /* Start the next copy first: it runs while this chunk is written. */
@@ -347,6 +367,8 @@ int fti_capture_from_file(fti_capture_sets *sets, const fti_device_ops *ops, voi
         return 0;
     pipe_attach(&p, sets);
     int rc = pipe_open(&p, n);
+    if (rc == 0)
+        rc = pipe_order(&p, handle);
     for (size_t i = 0; rc == 0 && i < p.nchunks; i++)
         rc = fill_in(&p, handle, i, n, fd, off, hash);
     if (rc == 0)

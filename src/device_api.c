@@ -80,6 +80,12 @@ static int view_to_device(void *stream, void *h, size_t off, const void *src, si
     return v->inner->to_device(stream, v->handle, v->offset + off, src, n);
 }
 
+static int view_order(void *stream, const void *h)
+{
+    const dev_view *v = h;
+    return v->inner->order_after_app(stream, v->handle);
+}
+
 static dev_view *view_new(const fti_device_ops *inner, void *handle, size_t offset)
 {
     dev_view *v = malloc(sizeof *v);
@@ -88,6 +94,7 @@ static dev_view *view_new(const fti_device_ops *inner, void *handle, size_t offs
     v->ops = *inner;
     v->ops.to_host = view_to_host;
     v->ops.to_device = view_to_device;
+    v->ops.order_after_app = inner->order_after_app ? view_order : NULL;
     v->inner = inner;
     v->handle = handle;
     v->offset = offset;

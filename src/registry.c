@@ -74,11 +74,38 @@ static const char *name_of_id(const fti_registry *r, int id)
     return (id >= FTI_FIRST_STRING_ID && i < r->nnames) ? r->names[i] : "";
 }
 
+/* Where the n bytes at ptr live: *dev NULL for host memory. A pointer no
+ * backend claims and the host cannot read (device memory while its runtime
+ * is missing) is refused here rather than crash the checkpoint.
+ * device_backends = off: the backends are not even asked, because a CUDA
+ * pointer query can create a CUDA context (GPU memory, and a process on the
+ * GPU) in an application that never uses the GPU. */
+static fti_err classify(const fti_registry *r, int id, const void *ptr, size_t n,
+                        const fti_device_ops **dev, fti_devptr_info *info)
+{
+    char why[600];
+    *dev = NULL;
+    if (ptr == NULL || n == 0)
+        return FTI_E_OK;
+    if (r->no_device_lookup ? fti_device_host_readable(ptr, n)
+                            : fti_device_classify(ptr, n, dev, info, why, sizeof why) == 0)
+        return FTI_E_OK;
+    if (r->no_device_lookup)
+        snprintf(why, sizeof why, "%p is not readable by the host, and device_backends = off "
+                 "asks no device backend", ptr);
+    return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d (%zu bytes): %s", id, n, why);
+}
+
 /* dev: an explicit backend (FTI_ProtectDevice), or NULL to look ptr up. */
 static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t count, int type,
                         const fti_device_ops *dev, void *owned)
 {
     const fti_type *t = fti_registry_type(r, type);
+    fti_devptr_info devinfo = {0};
+    fti_err e = dev != NULL ? FTI_E_OK
+                            : classify(r, id, ptr, (size_t)count * t->size, &dev, &devinfo);
+    if (e != FTI_E_OK)
+        return e;
     v->id = id;
     v->ptr = ptr;
     v->count = count;
@@ -86,20 +113,8 @@ static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t 
     v->elem_size = t->size;
     free(v->dev_owned);
     v->dev_owned = owned;
-    memset(&v->devinfo, 0, sizeof v->devinfo);
-    /* device_backends = off: the backends are not even asked, because a
-     * CUDA pointer query can create a CUDA context (GPU memory, and a
-     * process on the GPU) in an application that never uses the GPU. An
-     * explicit backend (FTI_ProtectDevice) is the application's own choice. */
-    if (dev != NULL)
-        v->dev = dev;
-    else if (ptr == NULL || r->no_device_lookup)
-        v->dev = NULL;
-    else
-        v->dev = fti_device_lookup(ptr, &v->devinfo);
-    /* Host-readable device memory (managed) is written straight, like host memory. */
-    if (v->dev && v->devinfo.host_readable)
-        v->dev = NULL;
+    v->devinfo = devinfo;
+    v->dev = dev;
     if (v->name[0] == '\0') /* FTI_SetAttribute's name survives re-protection */
         copy_name(v->name, name_of_id(r, id));
     return FTI_E_OK;
@@ -137,9 +152,12 @@ static fti_err protect(fti_registry *r, int id, void *ptr, int64_t count, int ty
         r->vars = nv;
         r->var_cap = cap;
     }
-    v = &r->vars[r->nvars++];
+    v = &r->vars[r->nvars];
     memset(v, 0, sizeof *v);
-    return fill_var(r, v, id, ptr, count, type, dev, owned);
+    fti_err e = fill_var(r, v, id, ptr, count, type, dev, owned);
+    if (e == FTI_E_OK)
+        r->nvars++;
+    return e;
 }
 
 fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type)

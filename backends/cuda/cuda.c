@@ -1,23 +1,45 @@
 /*
- * cuda.c - the CUDA device backend over the CUDA runtime API (see fti_cuda.h).
+ * cuda.c - the CUDA device backend over the CUDA runtime API (see fti_cuda.h),
+ * loaded at run time (cudart.h): libfti needs no libcudart.so to load.
  *
  * The application chooses its device with cudaSetDevice; this backend leaves
  * that choice as it found it. A copy of memory that lives on another device
  * switches to that device for the call and back, and runs on a stream of that
  * device (created lazily), so the copy uses the owning device's copy engine.
+ *
+ * Ordering with the application (order_after_app): FTI copies with
+ * cudaMemcpy on the legacy default stream, which starts after all work
+ * already queued on the device's blocking streams (the legacy default
+ * stream, streams created without cudaStreamNonBlocking, and every thread's
+ * per-thread default stream, which synchronises with the legacy one). We
+ * record an event on cudaStreamLegacy and make our non-blocking stream wait
+ * for it: the same guarantee, without blocking the host or the other
+ * devices. Work on the application's cudaStreamNonBlocking streams is not
+ * waited for, as with FTI.
  */
 #include "fti_cuda.h"
+#include "cudart.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <cuda_runtime_api.h>
-
-#define CUDA_ERRLEN 256
+#define CUDA_ERRLEN 512
+#define CUDART_MIN_VERSION 10000 /* cudaPointerAttributes as used below */
 
 static _Thread_local char cuda_errbuf[CUDA_ERRLEN];
+static const fti_cudart *rt; /* set once by probe_devices */
+
+static void cuda_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void cuda_msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cuda_errbuf, sizeof cuda_errbuf, fmt, ap);
+    va_end(ap);
+}
 
 /* Records what failed with CUDA's name and text for e, then clears the
  * runtime's last-error slot so the application's own cudaGetLastError does
@@ -29,29 +51,61 @@ static int cuda_fail(cudaError_t e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(cuda_errbuf, sizeof cuda_errbuf, "cuda: %s failed: %s (%s)", what,
-             cudaGetErrorString(e), cudaGetErrorName(e));
-    (void)cudaGetLastError();
+    cuda_msg("cuda: %s failed: %s (%s)", what, rt->GetErrorString(e), rt->GetErrorName(e));
+    (void)rt->GetLastError();
     return -1;
 }
 
-static const char *cuda_last_error(void)
-{
-    return cuda_errbuf[0] ? cuda_errbuf : "cuda: no error";
-}
-
-/* ---- device presence -------------------------------------------------------- */
+/* ---- runtime and device presence ------------------------------------------- */
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static int probe_ndev;            /* devices found, 0 when none or no driver */
-static cudaError_t probe_status;  /* why none, for messages */
+static int probe_ndev;                /* devices found, 0 when none or no runtime */
+static char probe_why[CUDA_ERRLEN];   /* why none, for messages */
+
+/* Why the runtime reports no device, in words a user can act on. */
+static void explain_no_device(cudaError_t e)
+{
+    int drv = 0, run = 0;
+    (void)rt->DriverGetVersion(&drv);
+    (void)rt->RuntimeGetVersion(&run);
+    if (e == cudaErrorInsufficientDriver)
+        snprintf(probe_why, sizeof probe_why, "cuda: the NVIDIA driver (CUDA %d.%d) is older "
+                 "than the CUDA runtime %s (CUDA %d.%d): cudaErrorInsufficientDriver; update the "
+                 "driver, or run with a runtime the driver supports", drv / 1000,
+                 drv % 1000 / 10, rt->origin, run / 1000, run % 1000 / 10);
+    else
+        snprintf(probe_why, sizeof probe_why, "cuda: no usable CUDA device: cudaGetDeviceCount "
+                 "failed: %s (%s), runtime %s, driver CUDA %d.%d", rt->GetErrorString(e),
+                 rt->GetErrorName(e), rt->origin, drv / 1000, drv % 1000 / 10);
+    (void)rt->GetLastError();
+}
+
+static int runtime_usable(void)
+{
+    const char *why;
+    int version = 0;
+    const fti_cudart *r = fti_cudart_get(&why);
+    if (r == NULL) {
+        snprintf(probe_why, sizeof probe_why, "cuda: no CUDA runtime could be loaded (%s)", why);
+        return 0;
+    }
+    if (r->RuntimeGetVersion(&version) != cudaSuccess || version < CUDART_MIN_VERSION) {
+        snprintf(probe_why, sizeof probe_why, "cuda: the CUDA runtime %s is version %d, older "
+                 "than the %d this library needs", r->origin, version, CUDART_MIN_VERSION);
+        return 0;
+    }
+    rt = r;
+    return 1;
+}
 
 static void probe_devices(void)
 {
     int n = 0;
-    probe_status = cudaGetDeviceCount(&n);
-    if (probe_status != cudaSuccess) {
-        (void)cudaGetLastError();
+    if (!runtime_usable())
+        return;
+    cudaError_t e = rt->GetDeviceCount(&n);
+    if (e != cudaSuccess || n <= 0) {
+        explain_no_device(e != cudaSuccess ? e : cudaErrorNoDevice);
         n = 0;
     }
     probe_ndev = n;
@@ -69,29 +123,50 @@ static int require_devices(const char *what)
 {
     if (device_count() > 0)
         return 0;
-    if (probe_status == cudaSuccess)
-        probe_status = cudaErrorNoDevice;
-    return cuda_fail(probe_status, "%s: no usable CUDA device", what);
+    cuda_msg("%s: %s", what, probe_why);
+    return -1;
+}
+
+static const char *cuda_last_error(void)
+{
+    if (cuda_errbuf[0])
+        return cuda_errbuf;
+    return device_count() == 0 ? probe_why : "cuda: no error";
 }
 
 /* ---- pointers ----------------------------------------------------------------- */
 
+/* Newer runtimes may grow the struct: room for them to write into. */
+typedef union ptr_attrs {
+    struct cudaPointerAttributes a;
+    char room[sizeof(struct cudaPointerAttributes) + 256];
+} ptr_attrs;
+
+/* Managed memory goes through the pipeline like device memory (copies with
+ * cudaMemcpyDefault): it is then ordered after the application's kernels
+ * like device memory, and the checkpoint does not migrate it to the host. */
 static int cuda_owns(const void *ptr, fti_devptr_info *info)
 {
-    struct cudaPointerAttributes a;
-    if (ptr == NULL || device_count() == 0)
+    ptr_attrs u;
+    int n = device_count();
+    if (ptr == NULL || n == 0)
         return 0;
-    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
-        (void)cudaGetLastError(); /* foreign pointer: not an error of the app */
+    if (rt->PointerGetAttributes(&u.a, ptr) != cudaSuccess) {
+        (void)rt->GetLastError(); /* foreign pointer: not an error of the app */
         return 0;
     }
     /* Pinned or registered host memory is host memory: the writer reads it
      * directly, no staging. */
-    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+    if (u.a.type != cudaMemoryTypeDevice && u.a.type != cudaMemoryTypeManaged)
         return 0;
+    if (u.a.device < 0 || u.a.device >= n) {
+        cuda_msg("cuda: %p lives on device %d, but this process sees devices 0..%d "
+                 "(CUDA_VISIBLE_DEVICES?)", ptr, u.a.device, n - 1);
+        return -1;
+    }
     if (info != NULL) {
-        info->device = a.device;
-        info->host_readable = a.type == cudaMemoryTypeManaged;
+        info->device = u.a.device;
+        info->host_readable = 0;
     }
     return 1;
 }
@@ -100,11 +175,11 @@ static int cuda_owns(const void *ptr, fti_devptr_info *info)
 static int device_of(const void *p, const char *what, int *dev)
 {
     fti_devptr_info info;
-    if (!cuda_owns(p, &info)) {
-        snprintf(cuda_errbuf, sizeof cuda_errbuf,
-                 "cuda: %s: %p is not CUDA device or managed memory", what, p);
+    int claim = cuda_owns(p, &info);
+    if (claim == 0)
+        cuda_msg("cuda: %s: %p is not CUDA device or managed memory", what, p);
+    if (claim <= 0)
         return -1;
-    }
     *dev = info.device;
     return 0;
 }
@@ -112,12 +187,12 @@ static int device_of(const void *p, const char *what, int *dev)
 /* Makes dev current, remembering the application's device in *prev. */
 static int device_enter(int dev, int *prev, const char *what)
 {
-    cudaError_t e = cudaGetDevice(prev);
+    cudaError_t e = rt->GetDevice(prev);
     if (e != cudaSuccess)
         return cuda_fail(e, "%s: cudaGetDevice", what);
     if (*prev == dev)
         return 0;
-    e = cudaSetDevice(dev);
+    e = rt->SetDevice(dev);
     if (e != cudaSuccess)
         return cuda_fail(e, "%s: cudaSetDevice(%d)", what, dev);
     return 0;
@@ -126,7 +201,7 @@ static int device_enter(int dev, int *prev, const char *what)
 static void device_leave(int dev, int prev)
 {
     if (prev != dev)
-        (void)cudaSetDevice(prev);
+        (void)rt->SetDevice(prev);
 }
 
 /* ---- streams ------------------------------------------------------------------ */
@@ -144,7 +219,7 @@ static int cuda_stream_create(void **stream)
     int n = device_count();
     cuda_stream *cs = calloc(1, sizeof *cs + (size_t)n * sizeof(cudaStream_t));
     if (cs == NULL) {
-        snprintf(cuda_errbuf, sizeof cuda_errbuf, "cuda: stream_create: out of host memory");
+        cuda_msg("cuda: stream_create: out of host memory");
         return -1;
     }
     cs->ndev = n;
@@ -156,14 +231,14 @@ static int cuda_stream_create(void **stream)
 static int stream_on(cuda_stream *cs, int dev, cudaStream_t *out)
 {
     if (dev < 0 || dev >= cs->ndev) {
-        snprintf(cuda_errbuf, sizeof cuda_errbuf, "cuda: device %d out of range (0..%d)",
-                 dev, cs->ndev - 1);
+        cuda_msg("cuda: device %d out of range (0..%d)", dev, cs->ndev - 1);
         return -1;
     }
     if (cs->s[dev] == NULL) {
         /* Non-blocking: our copies must not serialise with the app's legacy
-         * default stream, nor it with them. */
-        cudaError_t e = cudaStreamCreateWithFlags(&cs->s[dev], cudaStreamNonBlocking);
+         * default stream, nor it with them (order_after_app orders them
+         * once, explicitly). */
+        cudaError_t e = rt->StreamCreateWithFlags(&cs->s[dev], cudaStreamNonBlocking);
         if (e != cudaSuccess) {
             cs->s[dev] = NULL;
             return cuda_fail(e, "cudaStreamCreateWithFlags on device %d", dev);
@@ -199,7 +274,7 @@ static void cuda_stream_destroy(void *stream)
     cuda_stream *cs = stream;
     if (cs == NULL)
         return;
-    (void)for_each_stream(cs, cudaStreamDestroy, "cudaStreamDestroy");
+    (void)for_each_stream(cs, rt->StreamDestroy, "cudaStreamDestroy");
     free(cs);
 }
 
@@ -207,10 +282,48 @@ static int cuda_stream_sync(void *stream)
 {
     cuda_stream *cs = stream;
     if (cs == NULL) {
-        snprintf(cuda_errbuf, sizeof cuda_errbuf, "cuda: stream_sync: NULL stream");
+        cuda_msg("cuda: stream_sync: NULL stream");
         return -1;
     }
-    return for_each_stream(cs, cudaStreamSynchronize, "cudaStreamSynchronize");
+    return for_each_stream(cs, rt->StreamSynchronize, "cudaStreamSynchronize");
+}
+
+/* ---- ordering after the application's work ----------------------------------- */
+
+/* Our stream on dev (current) waits for what the legacy default stream
+ * waits for now. The event may be destroyed at once: the wait is queued. */
+static int wait_for_legacy(cudaStream_t s, int dev)
+{
+    cudaEvent_t ev;
+    cudaError_t e = rt->EventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e != cudaSuccess)
+        return cuda_fail(e, "cudaEventCreateWithFlags on device %d", dev);
+    e = rt->EventRecord(ev, cudaStreamLegacy);
+    if (e == cudaSuccess)
+        e = rt->StreamWaitEvent(s, ev, 0);
+    int rc = e == cudaSuccess ? 0
+                              : cuda_fail(e, "ordering after the application's work on device "
+                                          "%d (cudaEventRecord/cudaStreamWaitEvent)", dev);
+    (void)rt->EventDestroy(ev);
+    return rc;
+}
+
+static int cuda_order_after_app(void *stream, const void *handle)
+{
+    int dev, prev;
+    cudaStream_t s = NULL;
+    if (stream == NULL) {
+        cuda_msg("cuda: order_after_app on a NULL stream");
+        return -1;
+    }
+    if (device_of(handle, "order_after_app", &dev) != 0 ||
+        device_enter(dev, &prev, "order_after_app") != 0)
+        return -1;
+    int rc = stream_on(stream, dev, &s);
+    if (rc == 0)
+        rc = wait_for_legacy(s, dev);
+    device_leave(dev, prev);
+    return rc;
 }
 
 /* ---- host buffers and copies -------------------------------------------------- */
@@ -220,7 +333,7 @@ static int cuda_host_alloc(void **p, size_t n)
     if (require_devices("host_alloc") != 0)
         return -1;
     /* Portable: pinned for every device, whichever one a copy runs on. */
-    cudaError_t e = cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable);
+    cudaError_t e = rt->HostAlloc(p, n ? n : 1, cudaHostAllocPortable);
     if (e != cudaSuccess) {
         *p = NULL;
         return cuda_fail(e, "cudaHostAlloc of %zu pinned bytes", n);
@@ -231,7 +344,7 @@ static int cuda_host_alloc(void **p, size_t n)
 static void cuda_host_free(void *p)
 {
     if (p != NULL)
-        (void)cudaFreeHost(p);
+        (void)rt->FreeHost(p);
 }
 
 /* Queues an n-byte copy on the stream of dev_ptr's device, that device being
@@ -242,7 +355,7 @@ static int copy_async(void *stream, void *dst, const void *src, size_t n, const 
     int dev, prev;
     cudaStream_t s = NULL;
     if (stream == NULL) {
-        snprintf(cuda_errbuf, sizeof cuda_errbuf, "cuda: %s on a NULL stream", what);
+        cuda_msg("cuda: %s on a NULL stream", what);
         return -1;
     }
     if (n == 0)
@@ -252,7 +365,7 @@ static int copy_async(void *stream, void *dst, const void *src, size_t n, const 
     int rc = stream_on(stream, dev, &s);
     if (rc == 0) {
         /* Default kind: unified addressing tells device from managed memory. */
-        cudaError_t e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
+        cudaError_t e = rt->MemcpyAsync(dst, src, n, cudaMemcpyDefault, s);
         if (e != cudaSuccess)
             rc = cuda_fail(e, "%s: cudaMemcpyAsync of %zu bytes on device %d", what, n, dev);
     }
@@ -284,4 +397,5 @@ const fti_device_ops fti_cuda_ops = {
     .to_host = cuda_to_host,
     .to_device = cuda_to_device,
     .last_error = cuda_last_error,
+    .order_after_app = cuda_order_after_app,
 };

@@ -1,7 +1,7 @@
 /*
  * fti_cuda.h - the CUDA device backend (backends/cuda/cuda.c): device and
  * managed memory reached through the CUDA runtime API. Built only when the
- * CUDA toolkit is found (FTI_HAVE_CUDA).
+ * CUDA headers are found (FTI_HAVE_CUDA).
  */
 #ifndef FTI_CUDA_BACKEND_H
 #define FTI_CUDA_BACKEND_H
@@ -9,8 +9,9 @@
 #include "device.h"
 
 /* The CUDA backend's ops table ("cuda"). owns() claims device memory and
- * managed memory (host_readable = 1); pinned or registered host memory is
- * host memory and is not claimed. */
+ * managed memory (both copied through the capture pipeline); pinned or
+ * registered host memory is host memory and is not claimed. Built against
+ * the CUDA headers only: the runtime is loaded at run time (cudart.h). */
 extern const fti_device_ops fti_cuda_ops;
 
 #endif /* FTI_CUDA_BACKEND_H */
