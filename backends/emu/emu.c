@@ -13,6 +13,13 @@
  * doomed copy's error surfaces at the next stream_sync, as an asynchronous
  * device error does.
  *
+ * Emulated kernels (fti_emu_launch) run in launch order on one more queue,
+ * the device's default stream, and write device memory behind the caller's
+ * back like a CUDA kernel. order_after_app queues on a capture stream a
+ * wait for the kernels launched so far, as the CUDA backend queues a wait
+ * for an event recorded on the legacy default stream: without it, a
+ * checkpoint copies what a kernel is still writing.
+ *
  * The emulated device is process-wide, like a real device driver: its state
  * is the one static `emu` struct below, guarded by its mutex.
  */
@@ -49,7 +56,11 @@ static struct {
     size_t fail_budget;          /* bytes left before the injected failure */
     int fail_armed;
     size_t host_allocs, host_live; /* host_alloc calls that succeeded; buffers not freed */
-} emu = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /* The default stream of emulated kernels (fti_emu_launch). */
+    fti_sq *app;
+    unsigned long long launched, finished; /* kernels, in launch order */
+    pthread_cond_t kernel_done;
+} emu = {.lock = PTHREAD_MUTEX_INITIALIZER, .kernel_done = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local char emu_errbuf[EMU_ERRLEN];
 
@@ -258,8 +269,12 @@ static void timed_memcpy(void *dst, const void *src, size_t n)
 
 /* ---- streams -------------------------------------------------------------- */
 
+enum { EMU_COPY, EMU_WAIT_KERNELS };
+
 typedef struct emu_op {
     fti_sq_op link; /* first: the stream queue chains and frees it */
+    int kind;                 /* EMU_COPY, or EMU_WAIT_KERNELS up to `kernels` */
+    unsigned long long kernels;
     int dir;
     void *dst;
     const void *src;
@@ -269,9 +284,15 @@ typedef struct emu_op {
 } emu_op;
 
 /* Runs one copy on the stream's worker thread (fti_sq_run_fn). */
+static void wait_kernels(unsigned long long upto);
+
 static int op_run(fti_sq_op *link, char *err, size_t errlen)
 {
     const emu_op *op = (const emu_op *)link;
+    if (op->kind == EMU_WAIT_KERNELS) {
+        wait_kernels(op->kernels);
+        return 0;
+    }
     if (op->doomed) {
         snprintf(err, errlen,
                  "emu: injected device failure: %s copy of %zu bytes exceeds the "
@@ -329,7 +350,7 @@ static int enqueue(fti_sq *q, int dir, void *dst, const void *src, size_t n)
     emu_op *op = malloc(sizeof *op);
     if (op == NULL)
         return emu_fail("emu: out of memory queueing a %zu-byte copy", n);
-    *op = (emu_op){.dir = dir, .dst = dst, .src = src, .n = n};
+    *op = (emu_op){.kind = EMU_COPY, .dir = dir, .dst = dst, .src = src, .n = n};
     /* The budget is spent in submission order, so which copy fails does not
      * depend on how the stream threads happen to be scheduled; the failure
      * itself surfaces asynchronously, at the stream's next sync. */
@@ -356,6 +377,91 @@ static int emu_to_device(void *stream, void *handle, size_t off, const void *src
     if (range_check(dst, n, "to_device") != 0)
         return -1;
     return enqueue(stream, EMU_H2D, dst, src, n);
+}
+
+/* ---- emulated kernels and ordering ----------------------------------------- */
+
+typedef struct kernel_op {
+    fti_sq_op link; /* first: the stream queue chains and frees it */
+    void (*fn)(void *);
+    void *arg;
+} kernel_op;
+
+/* Blocks until the first `upto` launched kernels finished. */
+static void wait_kernels(unsigned long long upto)
+{
+    pthread_mutex_lock(&emu.lock);
+    while (emu.finished < upto)
+        pthread_cond_wait(&emu.kernel_done, &emu.lock);
+    pthread_mutex_unlock(&emu.lock);
+}
+
+static int kernel_run(fti_sq_op *link, char *err, size_t errlen)
+{
+    kernel_op *k = (kernel_op *)link;
+    (void)err, (void)errlen;
+    k->fn(k->arg);
+    pthread_mutex_lock(&emu.lock);
+    emu.finished++;
+    pthread_cond_broadcast(&emu.kernel_done);
+    pthread_mutex_unlock(&emu.lock);
+    return 0;
+}
+
+/* The default stream, started by the first launch. Caller holds emu.lock. */
+static int app_stream(void)
+{
+    if (emu.app != NULL)
+        return 0;
+    int rc = fti_sq_create(&emu.app, kernel_run);
+    if (rc != 0)
+        emu.app = NULL;
+    return rc == 0 ? 0 : emu_fail("emu: fti_emu_launch: cannot start the default stream");
+}
+
+int fti_emu_launch(void (*fn)(void *), void *arg)
+{
+    kernel_op *k = malloc(sizeof *k);
+    if (fn == NULL || k == NULL) {
+        free(k);
+        return emu_fail("emu: fti_emu_launch: %s", fn ? "out of memory" : "NULL kernel");
+    }
+    *k = (kernel_op){.fn = fn, .arg = arg};
+    pthread_mutex_lock(&emu.lock);
+    int rc = app_stream();
+    if (rc == 0) {
+        emu.launched++;
+        fti_sq_push(emu.app, &k->link); /* under the lock: tickets in push order */
+    }
+    pthread_mutex_unlock(&emu.lock);
+    if (rc != 0)
+        free(k);
+    return rc;
+}
+
+void fti_emu_synchronize(void)
+{
+    pthread_mutex_lock(&emu.lock);
+    unsigned long long upto = emu.launched;
+    pthread_mutex_unlock(&emu.lock);
+    wait_kernels(upto);
+}
+
+/* The copies queued next on stream wait for the kernels launched so far
+ * (on any emulated memory: the model does not track what a kernel touches). */
+static int emu_order_after_app(void *stream, const void *handle)
+{
+    (void)handle;
+    if (stream == NULL)
+        return emu_fail("emu: order_after_app on a NULL stream");
+    emu_op *op = malloc(sizeof *op);
+    if (op == NULL)
+        return emu_fail("emu: order_after_app: out of memory");
+    pthread_mutex_lock(&emu.lock);
+    *op = (emu_op){.kind = EMU_WAIT_KERNELS, .kernels = emu.launched};
+    pthread_mutex_unlock(&emu.lock);
+    fti_sq_push(stream, &op->link);
+    return 0;
 }
 
 /* ---- host buffers and synchronous copies ---------------------------------- */
@@ -424,4 +530,5 @@ const fti_device_ops fti_emu_ops = {
     .to_host = emu_to_host,
     .to_device = emu_to_device,
     .last_error = emu_last_error,
+    .order_after_app = emu_order_after_app,
 };

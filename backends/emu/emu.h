@@ -35,6 +35,18 @@ void fti_emu_fail_after(size_t bytes);
  * once and frees them at FTI_Finalize. */
 void fti_emu_host_stats(size_t *allocated, size_t *live);
 
+/* Emulated kernel launch: fn(arg) runs on the emulated device's default
+ * stream, a thread that runs kernels one after the other in launch order,
+ * while the caller goes on (like a CUDA kernel launch). A checkpoint or
+ * recovery of emulated memory waits for the kernels launched before it
+ * (order_after_app), as the CUDA backend waits for the legacy default
+ * stream. 0, or -1 (last_error). */
+int fti_emu_launch(void (*fn)(void *), void *arg);
+
+/* Waits until every kernel launched so far has finished (like
+ * cudaDeviceSynchronize). */
+void fti_emu_synchronize(void);
+
 /* Synchronous copies for tests and emulated kernels (no speed model). */
 int fti_emu_read(void *dst, const void *dev, size_t n);
 int fti_emu_write(void *dev, const void *src, size_t n);
