@@ -91,8 +91,7 @@ static void backend_notes(char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; backends[i] != NULL && used + 1 < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "; %s: %s", backends[i]->name,
-                                 backends[i]->last_error());
+        used += (size_t)snprintf(buf + used, len - used, "; %s", backends[i]->last_error());
 }
 
 int fti_device_classify(const void *ptr, size_t n, const fti_device_ops **ops,

@@ -68,7 +68,10 @@ static void explain_no_device(cudaError_t e)
     int drv = 0, run = 0;
     (void)rt->DriverGetVersion(&drv);
     (void)rt->RuntimeGetVersion(&run);
-    if (e == cudaErrorInsufficientDriver)
+    if (e == cudaErrorInsufficientDriver && drv == 0)
+        snprintf(probe_why, sizeof probe_why, "cuda: no NVIDIA driver is installed or loadable "
+                 "(runtime %s): cudaErrorInsufficientDriver", rt->origin);
+    else if (e == cudaErrorInsufficientDriver)
         snprintf(probe_why, sizeof probe_why, "cuda: the NVIDIA driver (CUDA %d.%d) is older "
                  "than the CUDA runtime %s (CUDA %d.%d): cudaErrorInsufficientDriver; update the "
                  "driver, or run with a runtime the driver supports", drv / 1000,
