@@ -4,7 +4,9 @@
  * chunk boundary, the application's current device left as it was (also
  * across devices when there are several), with buffers pinned per call and
  * with one capture set kept across all captures, as the library keeps it
- * (also for memory of several devices). Exits 77 ("skipped") when no CUDA
+ * (also for memory of several devices), managed memory, and captures that
+ * wait for work the application still has queued on the legacy and the
+ * per-thread default streams. Exits 77 ("skipped") when no CUDA
  * device is usable at run time.
  */
 #include <fcntl.h>
@@ -85,8 +87,8 @@ static void test_classification(void)
               info.host_readable == 0, "device memory is claimed by cuda on device %d", cur);
     check(fti_device_lookup((char *)dev + 4095, NULL) == &fti_cuda_ops,
           "an interior device pointer is claimed");
-    check(fti_device_lookup(managed, &info) == &fti_cuda_ops && info.host_readable == 1,
-          "managed memory is claimed and host readable");
+    check(fti_device_lookup(managed, &info) == &fti_cuda_ops && info.host_readable == 0,
+          "managed memory is claimed and copied through the pipeline");
     check(fti_device_lookup(pinned, &info) == NULL, "pinned host memory is host memory");
     check(fti_device_lookup(heap, &info) == NULL, "malloc'd memory is host memory");
     check(cudaGetLastError() == cudaSuccess, "lookups leave no CUDA error behind");
@@ -162,6 +164,40 @@ static void test_other_device(fti_capture_sets *sets, int fd)
     cudaSetDevice(0);
 }
 
+/* The application's work still queued on `app` (the legacy default stream,
+ * or the per-thread one) writes the memory when the capture starts: the
+ * checkpoint must hold its final bytes (ordering, as FTI's cudaMemcpy). */
+static void test_ordering(cudaStream_t app, const char *name, int managed)
+{
+    const size_t n = (size_t)256 << 20;
+    void *dev = NULL;
+    unsigned char *back = malloc(n);
+    char err[512];
+    int fd = open_scratch();
+    cudaError_t e = managed ? cudaMallocManaged(&dev, n, cudaMemAttachGlobal) : cudaMalloc(&dev, n);
+    if (!cuda_ok(e, "allocating 256 MiB") || back == NULL || fd < 0)
+        goto out;
+    cudaMemset(dev, 0, n);
+    cudaDeviceSynchronize();
+    for (int i = 1; i <= 40; i++) /* ~40 x 256 MiB of writes still queued */
+        cudaMemsetAsync(dev, i == 40 ? 0x77 : i, n, app);
+    int rc = fti_capture_to_file(NULL, &fti_cuda_ops, dev, n, fd, 0, CHUNK, NULL, err, sizeof err);
+    check(rc == 0, "capture after queued work on the %s stream%s%s", name, rc ? ": " : "",
+          rc ? err : "");
+    size_t bad = 0;
+    if (pread(fd, back, n, 0) == (ssize_t)n)
+        for (size_t i = 0; i < n; i++)
+            bad += back[i] != 0x77;
+    check(bad == 0, "%s memory: the checkpoint waited for the %s stream's work (%zu stale bytes)",
+          managed ? "managed" : "device", name, bad);
+out:
+    cudaDeviceSynchronize();
+    cudaFree(dev);
+    free(back);
+    if (fd >= 0)
+        close(fd);
+}
+
 static void test_host_pointer_rejected(void)
 {
     void *s = NULL;
@@ -206,6 +242,9 @@ int main(void)
     fti_capture_sets_free(&kept);
     check(cudaGetLastError() == cudaSuccess, "freeing the kept set leaves no CUDA error");
     test_host_pointer_rejected();
+    test_ordering(cudaStreamLegacy, "legacy default", 0);
+    test_ordering(cudaStreamPerThread, "per-thread default", 0);
+    test_ordering(cudaStreamLegacy, "legacy default", 1);
     close(fd);
     printf("%s: %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
     return failures ? 1 : 0;
