@@ -69,6 +69,10 @@ typedef struct FTI_FpgaConfig {
     double timeout_s;     /* error when the kernel shows no sign of life this long */
     uint32_t ack_timeout_us; /* blocking: the kernel re-raises flagA after this */
     uint32_t max_raises;  /* blocking: the kernel gives up after this many */
+    /* The ranks agree (one small collective) only when a rank's state
+     * changed, while a checkpoint cut is being assembled, or at least this
+     * often otherwise (seconds; 0 = at every poll). Default 0.01. */
+    double agree_interval_s;
     /* Optional: called after each committed checkpoint with *blocks_var. */
     void (*on_checkpoint)(void *arg, int64_t blocks);
     void *arg;
@@ -80,6 +84,7 @@ typedef struct FTI_FpgaStats {
     int64_t resends;     /* flagB re-sent after the kernel re-raised flagA */
     int64_t raises;      /* re-raises seen (lost or late acknowledgements) */
     int64_t polls;       /* control block reads */
+    int64_t rounds;      /* agreements with the other ranks (collectives) */
     int64_t resumed_at;  /* block the last FTI_FpgaStart resumed from */
     double ckpt_seconds; /* time spent in FTI_Checkpoint */
 } FTI_FpgaStats;
@@ -90,7 +95,7 @@ typedef struct FTI_FpgaMonitor FTI_FpgaMonitor;
 FTI_API size_t FTI_FpgaCtrlBytes(uint32_t slots);
 
 /* Defaults: blocking, 2 slots, level 1, every block, 30 s timeout, 100 ms
- * ack timeout, 100 re-raises. */
+ * ack timeout, 100 re-raises, agreements at least every 10 ms. */
 FTI_API FTI_FpgaConfig FTI_FpgaConfigDefaults(void);
 
 /* Local. Validates cfg and opens a monitor; FTI_NSCS with a message. */
@@ -119,7 +124,13 @@ FTI_API int FTI_FpgaStart(FTI_FpgaMonitor *m);
 /* Collective over FTI_COMM_WORLD (every rank monitors its own kernel);
  * local in FTI_FPGA_OFF mode, which only waits for the kernel to finish.
  * Polls the control block with a 1 us .. 1 ms backoff, copies complete
- * blocks, checkpoints, acknowledges, until every rank's kernel is done.
+ * blocks, checkpoints, acknowledges, until every rank's kernel is done. The
+ * ranks agree on a checkpoint through one small collective, not at every
+ * poll: when a rank's votes change, while a cut is being assembled, and at
+ * least every agree_interval_s. In blocking mode the checkpoint waits until
+ * every rank's kernel waits at flagA, is done, or has not started (a kernel
+ * queued behind another rank's on a shared compute unit does not block the
+ * others, and is not reported silent while they progress).
  * After a failure, a blocking kernel stops by itself (FTI_K_EACK) once
  * max_raises re-raises of ack_timeout_us went unanswered.
  * Returns FTI_SCES, or FTI_NSCS on every rank when one rank failed: a

@@ -9,7 +9,9 @@
  * sequence number was the same, even value before and after the copy
  * (seqlock: a copy that raced with the kernel writing that slot is torn and
  * discarded, never checkpointed). Each round every rank votes, one
- * reduction decides, and all ranks take the checkpoint together:
+ * reduction decides, and all ranks take the checkpoint together (rounds
+ * happen when a rank has news or at least every agree_interval_s, not at
+ * every poll):
  * FTI_Checkpoint is collective, so the ranks must agree on when to call it.
  * Blocking mode checkpoints once every rank's kernel waits at flagA (a
  * coordinated cut at the same block); non-blocking mode as soon as any rank
@@ -65,6 +67,10 @@ struct FTI_FpgaMonitor {
     double last_change;
     int moved;          /* the kernel showed a sign of life since Start */
     int next_id;
+    int64_t sent[FTI_FPGA_NVOTES]; /* my votes in the last round */
+    double last_round;
+    int pending;        /* the last round wanted a cut that was not ready */
+    int moved_since_round;
     int64_t drop_from;
     int drop_count, trust_slots;
     FTI_FpgaStats st;
@@ -163,6 +169,7 @@ FTI_FpgaConfig FTI_FpgaConfigDefaults(void)
     c.timeout_s = 30.0;
     c.ack_timeout_us = 100000;
     c.max_raises = 100;
+    c.agree_interval_s = 0.01;
     return c;
 }
 
@@ -188,6 +195,8 @@ static fti_err check_config(const FTI_FpgaConfig *c)
         why = "every must be >= 1";
     else if (!(c->timeout_s > 0) || c->ack_timeout_us == 0)
         why = "timeout_s and ack_timeout_us must be positive";
+    else if (!(c->agree_interval_s >= 0) || c->agree_interval_s > c->timeout_s)
+        why = "agree_interval_s must be within 0 .. timeout_s";
     if (why != NULL)
         return fti_fail(FTI_E_ARG, "FTI_FpgaCreate: %s", why);
     return FTI_E_OK;
@@ -452,6 +461,9 @@ static void reset_state(FTI_FpgaMonitor *m, int64_t k)
     m->seen[0] = m->seen[1] = (fti_k_word)k;
     m->last_change = now_s();
     m->moved = 0;
+    memset(m->sent, 0, sizeof m->sent);
+    m->last_round = 0; /* the first poll agrees */
+    m->pending = m->moved_since_round = 0;
     m->st.resumed_at = k;
     m->started = 1;
 }
@@ -663,9 +675,12 @@ static void vote(const FTI_FpgaMonitor *m, int64_t *v)
     int64_t progress = (int64_t)word(m, FTI_K_LINE_PROGRESS, 0);
     v[FTI_FPGA_VOTE_WANT] = due(m);
     /* Blocking: checkpoint only once every kernel waits with its state
-     * staged (or is done), so the checkpoint is one cut at the same block. */
-    v[FTI_FPGA_VOTE_NOT_READY] =
-        m->cfg.mode == FTI_FPGA_BLOCKING && !done && !(due(m) && kernel_waiting(m));
+     * staged, is done, or has not started yet: a kernel queued behind
+     * another rank's on a shared compute unit starts only when that one
+     * ends, so waiting for it would deadlock; its resume state is a
+     * consistent part of the cut. */
+    v[FTI_FPGA_VOTE_NOT_READY] = m->cfg.mode == FTI_FPGA_BLOCKING && !done && m->moved &&
+                                 !(due(m) && kernel_waiting(m));
     v[FTI_FPGA_VOTE_BUSY] = !done || m->valid > m->ckpt || m->valid < progress;
 }
 
@@ -754,15 +769,44 @@ static fti_err remote_failure(int64_t rank_plus_one)
                     "failed (see its message)", (long long)(rank_plus_one - 1));
 }
 
-/* One agreed round. *finished = 1 when every rank is done. */
+/* A collective per poll would tie every rank's polling to the slowest
+ * one's: agree when this rank has news (changed votes, an error), while a
+ * cut is being assembled, or when the interval passed (so that every rank
+ * joins every round within it). */
+static int should_agree(const FTI_FpgaMonitor *m, const int64_t *mine)
+{
+    return mine[FTI_FPGA_VOTE_ERROR] != 0 || m->pending ||
+           memcmp(mine, m->sent, FTI_FPGA_VOTE_MOVED * sizeof *mine) != 0 ||
+           now_s() - m->last_round >= m->cfg.agree_interval_s;
+}
+
+/* Bookkeeping after a round; a kernel that has not started is not silent
+ * while another rank's progresses (it may be queued behind it). */
+static void round_done(FTI_FpgaMonitor *m, const int64_t *mine, const int64_t *all)
+{
+    memcpy(m->sent, mine, sizeof m->sent);
+    m->last_round = now_s();
+    m->moved_since_round = 0;
+    m->pending = all[FTI_FPGA_VOTE_WANT] && all[FTI_FPGA_VOTE_NOT_READY];
+    m->st.rounds++;
+    if (all[FTI_FPGA_VOTE_MOVED] && !m->moved)
+        m->last_change = m->last_round;
+}
+
+/* One poll, and a round when one is due. *finished = 1 when every rank is done. */
 static fti_err round_trip(FTI_FpgaMonitor *m, int *finished, int *active)
 {
     int64_t mine[FTI_FPGA_NVOTES] = {0}, all[FTI_FPGA_NVOTES] = {0};
     fti_err e = local_step(m, mine, active);
+    m->moved_since_round |= *active;
     if (e != FTI_E_OK)
         mine[FTI_FPGA_VOTE_ERROR] = my_rank() + 1;
+    if (!should_agree(m, mine))
+        return FTI_E_OK;
+    mine[FTI_FPGA_VOTE_MOVED] = m->moved_since_round;
     if (m->hooks.agree(m->hooks.arg, mine, all) != 0)
         return e != FTI_E_OK ? e : fti_last_error_code();
+    round_done(m, mine, all);
     if (all[FTI_FPGA_VOTE_ERROR])
         return e != FTI_E_OK ? e : remote_failure(all[FTI_FPGA_VOTE_ERROR]);
     if (all[FTI_FPGA_VOTE_WANT] && !all[FTI_FPGA_VOTE_NOT_READY]) {

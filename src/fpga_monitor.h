@@ -17,6 +17,7 @@ enum {
     FTI_FPGA_VOTE_NOT_READY, /* blocking: the kernel is not waiting on us yet */
     FTI_FPGA_VOTE_BUSY,      /* the kernel is not done, or state is pending */
     FTI_FPGA_VOTE_ERROR,     /* rank + 1 of a rank that failed, else 0 */
+    FTI_FPGA_VOTE_MOVED,     /* a kernel showed progress since the last round */
     FTI_FPGA_NVOTES
 };
 
