@@ -7,7 +7,10 @@
  * of every block before *blocks_var, and the slot state of the block just
  * before it. Covers both modes, torn slots (host slower than the kernel),
  * lost and never-coming acknowledgements, a silent kernel, a corrupt
- * control block, resume from a block, and configuration errors.
+ * control block, resume from a block, configuration errors, rounds of
+ * agreement far fewer than polls, and several ranks (threads with a
+ * MAX-combining barrier as their agreement) sharing one compute unit in
+ * both modes without deadlock.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -45,6 +48,7 @@ typedef struct tkernel {
     int joined;
     uint64_t first;    /* the block it started at */
     int began;         /* fti_k_begin's verdict */
+    pthread_mutex_t *cu; /* a compute unit shared with other kernels, or NULL */
     pthread_t thread;
 } tkernel;
 
@@ -72,7 +76,21 @@ static void write_slot(tkernel *k, uint64_t b)
     fti_k_slot_end(k->ctrl, b);
 }
 
+static void *kernel_body(void *arg);
+
+/* On a shared compute unit a kernel starts only when the previous one ended. */
 static void *kernel_main(void *arg)
+{
+    tkernel *k = arg;
+    if (k->cu != NULL)
+        pthread_mutex_lock(k->cu);
+    kernel_body(k);
+    if (k->cu != NULL)
+        pthread_mutex_unlock(k->cu);
+    return NULL;
+}
+
+static void *kernel_body(void *arg)
 {
     tkernel *k = arg;
     uint64_t b = 0;
@@ -451,6 +469,134 @@ static void bad_configs_are_explained(void **state)
     assert_null(m);
 }
 
+/* Rounds with the other ranks happen on news or every agree_interval_s,
+ * not at every poll: blocks of 60 ms leave the monitor polling (1 ms
+ * backoff) with nothing to agree on most of the time. */
+static void no_collective_per_poll(void **state)
+{
+    (void)state;
+    fixture *f = make(FTI_FPGA_NONBLOCKING, 4, 16, 16, 2);
+    f->k.block_pause_us = 60000;
+    f->cfg.agree_interval_s = 0.02;
+    assert_int_equal(run(f), FTI_SCES);
+    FTI_FpgaStats st = stats(f);
+    assert_int_equal(f->bad, 0);
+    assert_int_equal(f->ckpts[f->nckpt - 1], 4);
+    /* ~240 ms: ~12 interval rounds plus a few per block, against >= 200 polls */
+    assert_true(st.polls >= 100);
+    assert_true(st.rounds * 3 < st.polls);
+    destroy(f);
+}
+
+/* ---- several ranks sharing one compute unit ----------------------------------- */
+
+#define RANKS 3
+
+/* The ranks' agreement: element-wise MAX of every rank's votes, a
+ * reusable barrier between the monitor threads (MPI_Allreduce in a job). */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int64_t acc[FTI_FPGA_NVOTES], result[FTI_FPGA_NVOTES];
+    int arrived;
+    unsigned long generation;
+} ranks_agree = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static int agree_ranks(void *arg, const int64_t *in, int64_t *out)
+{
+    (void)arg;
+    pthread_mutex_lock(&ranks_agree.lock);
+    unsigned long gen = ranks_agree.generation;
+    for (int i = 0; i < FTI_FPGA_NVOTES; i++)
+        if (ranks_agree.arrived == 0 || in[i] > ranks_agree.acc[i])
+            ranks_agree.acc[i] = in[i];
+    if (++ranks_agree.arrived == RANKS) {
+        memcpy(ranks_agree.result, ranks_agree.acc, sizeof ranks_agree.acc);
+        ranks_agree.arrived = 0;
+        ranks_agree.generation++;
+        pthread_cond_broadcast(&ranks_agree.cond);
+    }
+    while (gen == ranks_agree.generation)
+        pthread_cond_wait(&ranks_agree.cond, &ranks_agree.lock);
+    memcpy(out, ranks_agree.result, sizeof ranks_agree.result);
+    pthread_mutex_unlock(&ranks_agree.lock);
+    return 0;
+}
+
+typedef struct rank_run {
+    fixture *f;
+    int rc;
+    char err[512]; /* the rank's own message (errors are per thread) */
+    pthread_t thread;
+} rank_run;
+
+/* One "rank": its monitor in its own thread, as in its own process. */
+static void *rank_main(void *arg)
+{
+    rank_run *r = arg;
+    fixture *f = r->f;
+    r->rc = FTI_FpgaStart(f->m);
+    if (r->rc == FTI_SCES) {
+        launch(f);
+        r->rc = FTI_FpgaWait(f->m);
+    }
+    snprintf(r->err, sizeof r->err, "%s", r->rc == FTI_SCES ? "" : fti_last_error());
+    return NULL;
+}
+
+/* RANKS ranks, one compute unit: the kernels run one after the other, so
+ * while one waits for its checkpoint the others have not started. Neither
+ * mode may deadlock (a kernel that gets no ack stops with FTI_K_EACK after
+ * 5 x 100 ms, a monitor gives up after 2 s of silence), and every rank's
+ * checkpoints hold consistent state. */
+static void shared_compute_unit(FTI_FpgaMode mode)
+{
+    pthread_mutex_t cu = PTHREAD_MUTEX_INITIALIZER;
+    rank_run r[RANKS];
+    for (int i = 0; i < RANKS; i++) {
+        fixture *f = make(mode, 5, 16, 16, 2);
+        f->k.cu = &cu;
+        f->k.block_pause_us = 20000;
+        f->cfg.ack_timeout_us = 100000, f->cfg.max_raises = 5, f->cfg.timeout_s = 2;
+        assert_int_equal(FTI_FpgaCreate(&f->m, &f->cfg), FTI_SCES);
+        fti_fpga_hooks h = {agree_ranks, check_ckpt, f};
+        fti_fpga_set_hooks(f->m, &h);
+        assert_int_equal(FTI_FpgaAddBlockRegion(f->m, f->k.data, 0, f->k.bw * 8, 0,
+                                                f->k.nblocks, f->host_data), FTI_SCES);
+        assert_int_equal(FTI_FpgaAddSlotRegion(f->m, f->k.slots, 0, f->k.sw * 8, f->k.sw * 8,
+                                               f->host_slot), FTI_SCES);
+        r[i] = (rank_run){.f = f, .rc = -1};
+    }
+    for (int i = 0; i < RANKS; i++)
+        assert_int_equal(pthread_create(&r[i].thread, NULL, rank_main, &r[i]), 0);
+    for (int i = 0; i < RANKS; i++)
+        pthread_join(r[i].thread, NULL);
+    for (int i = 0; i < RANKS; i++) {
+        fixture *f = r[i].f;
+        if (r[i].rc != FTI_SCES)
+            fprintf(stderr, "rank %d: %s\n", i, r[i].err);
+        assert_int_equal(r[i].rc, FTI_SCES);
+        assert_int_equal(f->bad, 0);
+        assert_true(f->nckpt >= 1);
+        assert_int_equal(f->ckpts[f->nckpt - 1], 5);
+        if (mode == FTI_FPGA_BLOCKING)
+            assert_true(f->nckpt >= 5); /* every block of every rank was checkpointed */
+        destroy(f);
+    }
+}
+
+static void shared_compute_unit_blocking(void **state)
+{
+    (void)state;
+    shared_compute_unit(FTI_FPGA_BLOCKING);
+}
+
+static void shared_compute_unit_nonblocking(void **state)
+{
+    (void)state;
+    shared_compute_unit(FTI_FPGA_NONBLOCKING);
+}
+
 int main(void)
 {
     fti_log_quiet(1); /* errors are asserted, not printed */
@@ -469,6 +615,9 @@ int main(void)
         cmocka_unit_test(resume_at_the_end_runs_nothing),
         cmocka_unit_test(mode_off_only_waits),
         cmocka_unit_test(bad_configs_are_explained),
+        cmocka_unit_test(no_collective_per_poll),
+        cmocka_unit_test(shared_compute_unit_blocking),
+        cmocka_unit_test(shared_compute_unit_nonblocking),
     };
     return cmocka_run_group_tests_name("fpga_protocol (emulated device)", tests, NULL, NULL);
 }
