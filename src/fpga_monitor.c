@@ -770,12 +770,13 @@ static fti_err remote_failure(int64_t rank_plus_one)
 }
 
 /* A collective per poll would tie every rank's polling to the slowest
- * one's: agree when this rank has news (changed votes, an error), while a
- * cut is being assembled, or when the interval passed (so that every rank
- * joins every round within it). */
+ * one's: agree when this rank has news (changed votes, an error, state to
+ * checkpoint: in blocking mode its kernel waits for that), while a cut is
+ * being assembled, or when the interval passed (so that every rank joins
+ * every round within it). */
 static int should_agree(const FTI_FpgaMonitor *m, const int64_t *mine)
 {
-    return mine[FTI_FPGA_VOTE_ERROR] != 0 || m->pending ||
+    return mine[FTI_FPGA_VOTE_ERROR] != 0 || mine[FTI_FPGA_VOTE_WANT] != 0 || m->pending ||
            memcmp(mine, m->sent, FTI_FPGA_VOTE_MOVED * sizeof *mine) != 0 ||
            now_s() - m->last_round >= m->cfg.agree_interval_s;
 }
