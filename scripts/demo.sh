@@ -52,27 +52,17 @@ build() {
   cmake --build "$BUILD" -j2 --target heatdis
 }
 
-# Node simulation needs root and mount namespaces; otherwise every rank shares
-# one local directory (the library still keeps ranks' files apart).
-NODES=1
-check_nodes() {
-  if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
-    NODES=0
-    echo "note: not root (or no mount namespaces): running without per-node storage;"
-    echo "      ranks share one local directory. Run as root for the node simulation."
-    if [ "$LOSE_NODE" -eq 1 ]; then
-      echo "demo: --lose-node needs the node simulation; skipped"
-      exit 77
-    fi
-  fi
-}
+# Node simulation: the library's own ([advanced] local_test = 1 in
+# examples/heatdis.fti): node K's local storage is nodes/node<K>/ under the
+# run's directory, and no rank touches another node's folder. No privilege needed.
 
 # setup_run NAME: fresh directories and a config for one scenario.
 setup_run() {
   local d="$WORK/$1"
   rm -rf "$d"
-  mkdir -p "$d/nodes" "$d/local" "$d/global" "$d/meta"
-  sed -e "s|^ckpt_dir .*|ckpt_dir        = $d/local|" \
+  mkdir -p "$d/nodes" "$d/global" "$d/meta"
+  sed -e "s|^ckpt_dir .*|ckpt_dir        = $d/nodes|" \
+      -e "s|^local_test .*|local_test      = 1|" \
       -e "s|^glbl_dir .*|glbl_dir        = $d/global|" \
       -e "s|^meta_dir .*|meta_dir        = $d/meta|" \
       -e "s|^verbosity .*|verbosity       = 3|" \
@@ -87,14 +77,10 @@ setup_run() {
 # to NAME.log, its exit status to $RUN_RC and its duration to $RUN_S.
 run_heatdis() {
   local name="$1" d="$WORK/${1%%-*}"; shift
-  local launcher=()
-  if [ "$NODES" -eq 1 ]; then
-    launcher=("$ROOT/tools/fti-node-exec" --root "$d/nodes" --local "$d/local" --node-size 1 --)
-  fi
   local t0 t1
   t0=$(date +%s.%N)
   set +e
-  (cd "$d" && "$MPIEXEC" -n "$RANKS" -bind-to none "${launcher[@]}" "$HEATDIS" \
+  (cd "$d" && "$MPIEXEC" -n "$RANKS" -bind-to none "$HEATDIS" \
       --mib "$MIB" --iters "$ITERS" --config "$d/heatdis.fti" --output "$d/result.txt" "$@") \
       > "$WORK/$name.log" 2>&1
   RUN_RC=$?
@@ -149,7 +135,6 @@ scenarios() {
 # node_files NAME: what each node's local storage holds now, one line.
 NODE_FILES=""
 node_files() {
-  [ "$NODES" -eq 1 ] || return 0
   local n line=""
   for n in "$WORK/$1"/nodes/node*; do
     line+="$(basename "$n") $(du -sh "$n" | cut -f1) in $(find "$n" -type f | wc -l) file(s)  "
@@ -196,7 +181,6 @@ main() {
   [ "$BUILD_IT" -eq 0 ] || build
   [ -x "$HEATDIS" ] || fail "$HEATDIS not built (run without --no-build)"
   mkdir -p "$WORK"
-  check_nodes
   scenarios
   report
 }

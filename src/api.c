@@ -95,6 +95,7 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
         return e; /* its checks agree by construction: same numbers on every rank */
     fti_log_setup(ctx->topo.is_head ? -1 - ctx->topo.node : ctx->topo.app_rank, ctx->cfg.verbosity);
     fti_layout_init(&ctx->dirs, &ctx->cfg);
+    fti_layout_place_node(&ctx->dirs, &ctx->cfg, ctx->topo.node);
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
     if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "directories could not be created on another rank");

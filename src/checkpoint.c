@@ -37,7 +37,7 @@ int fti_first_failed(MPI_Comm comm, int ok)
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
 {
     int ok = 1;
-    fti_fault_phase("before_commit", NULL);
+    fti_fault_phase("before_commit");
     if (ctx->topo.app_rank == 0) {
         fti_meta next = ctx->meta;
         fti_meta_commit(&next, c);
@@ -49,7 +49,7 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
                         "write the commit record %s", (unsigned long long)c->seq, c->level,
                         ctx->dirs.commit);
     fti_meta_commit(&ctx->meta, c);
-    fti_fault_phase("after_commit", NULL);
+    fti_fault_phase("after_commit");
     return FTI_E_OK;
 }
 
@@ -74,7 +74,8 @@ static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     if (e == FTI_E_OK) {
         *bytes = hdr.file_size;
         fti_file_header_free(&hdr);
-        fti_fault_phase("after_local_write", path);
+        fti_fault_wrote("after_local_write", path, 0, 0);
+        fti_fault_phase("after_local_write");
     }
     return e;
 }
@@ -139,7 +140,7 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     }
     double t1 = fti_now();
     if (level > 1) {
-        fti_fault_phase(fti_level_phase(level), NULL);
+        fti_fault_phase(fti_level_phase(level));
         fti_ring ring;
         fti_ring_of(ctx, &ring);
         e = fti_level(level)->post(ctx, &c, &ring);

@@ -54,9 +54,25 @@ static int rank_selected(const char *spec, int rank)
     return 0;
 }
 
+/* Where each kind may be placed: a crash anywhere the library reaches, a
+ * flip or truncate only where a file was just written (an accepted point
+ * always injects). */
+static const char *const crash_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
+                                           "before_commit", "after_commit", "recovery", NULL};
+static const char *const file_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
+                                          NULL};
+
+static int phase_allowed(fault_kind kind, const char *phase)
+{
+    for (const char *const *p = kind == F_CRASH ? crash_phases : file_phases; *p; p++)
+        if (strcmp(*p, phase) == 0)
+            return 1;
+    return 0;
+}
+
 /* One point: write:N:ERRNO | crash:PHASE[:N] | flip:PHASE[:N] | truncate:PHASE[:N],
- * each optionally followed by @RANK[+RANK...]. */
-static int parse_point(char *spec, int rank)
+ * each optionally followed by @RANK[+RANK...]. Returns NULL, or why not. */
+static const char *parse_point(char *spec, int rank)
 {
     char *at = strchr(spec, '@');
     int selected = rank_selected(spec, rank);
@@ -65,8 +81,10 @@ static int parse_point(char *spec, int rank)
     char *kind = strtok(spec, ":");
     char *a = strtok(NULL, ":");
     char *b = strtok(NULL, ":");
-    if (kind == NULL || a == NULL || npoints == MAX_POINTS)
-        return -1;
+    if (kind == NULL || a == NULL)
+        return "a point is KIND:ARG (write:N, crash:PHASE, flip:PHASE, truncate:PHASE)";
+    if (npoints == MAX_POINTS)
+        return "more than 8 points";
     fault_point p = {0};
     p.nth = 1;
     if (strcmp(kind, "write") == 0) {
@@ -74,20 +92,24 @@ static int parse_point(char *spec, int rank)
         p.nth = strtol(a, NULL, 10);
         p.err = b ? parse_errno(b) : EIO;
         if (p.nth <= 0 || p.err == 0)
-            return -1;
+            return "write:N[:ERRNO] needs N >= 1 and ERRNO one of EIO, ENOSPC, EDQUOT, EROFS";
     } else {
         if (strcmp(kind, "crash") == 0) p.kind = F_CRASH;
         else if (strcmp(kind, "flip") == 0) p.kind = F_FLIP;
         else if (strcmp(kind, "truncate") == 0) p.kind = F_TRUNCATE;
-        else return -1;
+        else return "unknown kind (write, crash, flip, truncate)";
         snprintf(p.phase, sizeof p.phase, "%s", a);
         if (b) p.nth = strtol(b, NULL, 10);
         if (p.nth <= 0)
-            return -1;
+            return "the count N of KIND:PHASE:N must be >= 1";
+        if (!phase_allowed(p.kind, p.phase))
+            return p.kind == F_CRASH ? "unknown phase" :
+                   "flip and truncate need a phase that writes a file: after_local_write, "
+                   "l2_send, l3_encode or l4_flush";
     }
     if (selected)
         points[npoints++] = p;
-    return 0;
+    return NULL;
 }
 
 int fti_fault_init(int rank)
@@ -100,14 +122,14 @@ int fti_fault_init(int rank)
     char *copy = strdup(env);
     if (copy == NULL)
         return -1;
-    int rc = 0;
+    const char *why = NULL;
     char *save = NULL;
-    for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save))
-        rc = parse_point(tok, rank);
+    for (char *tok = strtok_r(copy, ",", &save); tok && why == NULL; tok = strtok_r(NULL, ",", &save))
+        why = parse_point(tok, rank);
     free(copy);
-    if (rc != 0) {
+    if (why != NULL) {
         npoints = 0;
-        fti_fail(FTI_E_CONFIG, "FTI_FAULT='%s' is malformed (see docs/FAULTS.md)", env);
+        fti_fail(FTI_E_CONFIG, "FTI_FAULT='%s' is malformed: %s (see docs/FAULTS.md)", env, why);
         return -1;
     }
     fti_fault_enabled = npoints > 0;
@@ -129,42 +151,62 @@ int fti_fault_write_hook(int fd, size_t n, off_t off)
     return 0;
 }
 
-static void damage(const fault_point *p, const char *file)
+/* Flips a bit of the region's last byte (inside the data of the last
+ * variable) or cuts the file in the middle of the region; says what it did,
+ * or why it could not. */
+static void damage(const fault_point *p, const char *phase, const char *file, uint64_t off,
+                   uint64_t len)
 {
-    if (file == NULL)
-        return;
-    int fd = open(file, O_RDWR);
-    if (fd < 0)
-        return;
-    off_t size = lseek(fd, 0, SEEK_END);
-    if (p->kind == F_TRUNCATE) {
-        if (ftruncate(fd, size / 2) != 0)
-            fti_log(FTI_LOG_WARN, "fault injection: truncate %s failed", file);
-    } else if (size > 0) {
+    const char *what = p->kind == F_TRUNCATE ? "truncate" : "flip a bit in";
+    int fd = open(file, O_RDWR | O_CLOEXEC);
+    off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+    if (size > 0 && len == 0)
+        off = 0, len = (uint64_t)size;
+    int ok = size > 0 && len > 0 && off + len <= (uint64_t)size;
+    if (ok && p->kind == F_TRUNCATE) {
+        ok = ftruncate(fd, (off_t)(off + len / 2)) == 0;
+    } else if (ok) {
         unsigned char c;
-        off_t at = size - 1; /* last byte: inside the data of the last variable */
-        if (pread(fd, &c, 1, at) == 1) {
-            c ^= 0x01;
-            if (pwrite(fd, &c, 1, at) != 1)
-                fti_log(FTI_LOG_WARN, "fault injection: flip in %s failed", file);
-        }
+        ok = pread(fd, &c, 1, (off_t)(off + len - 1)) == 1;
+        c ^= 0x01;
+        ok = ok && pwrite(fd, &c, 1, (off_t)(off + len - 1)) == 1;
     }
-    close(fd);
-    fti_log(FTI_LOG_WARN, "fault injection: %s %s", p->kind == F_TRUNCATE ? "truncated" : "flipped a bit in", file);
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (ok)
+        fti_log(FTI_LOG_WARN, "fault injection: %s:%s: %s %s (bytes %llu-%llu of %lld)",
+                p->kind == F_TRUNCATE ? "truncate" : "flip", phase,
+                p->kind == F_TRUNCATE ? "truncated" : "flipped a bit in", file,
+                (unsigned long long)off, (unsigned long long)(off + len), (long long)size);
+    else
+        fti_log(FTI_LOG_WARN, "fault injection: %s:%s: could not %s %s: %s",
+                p->kind == F_TRUNCATE ? "truncate" : "flip", phase, what, file,
+                size == 0 || fd >= 0 ? "empty file or region outside it" : strerror(err));
 }
 
-void fti_fault_phase_hook(const char *phase, const char *file)
+/* The Nth time point p's phase is reached; 1 when it fires now. */
+static int fires(fault_point *p, const char *phase)
+{
+    return strcmp(p->phase, phase) == 0 && ++p->count == p->nth;
+}
+
+void fti_fault_phase_hook(const char *phase)
 {
     for (int i = 0; i < npoints; i++) {
         fault_point *p = &points[i];
-        if (p->kind == F_WRITE || strcmp(p->phase, phase) != 0)
-            continue;
-        if (++p->count != p->nth)
-            continue;
-        if (p->kind == F_CRASH) {
+        if (p->kind == F_CRASH && fires(p, phase)) {
             fti_log(FTI_LOG_WARN, "fault injection: crash at phase '%s'", phase);
             _exit(42);
         }
-        damage(p, file);
+    }
+}
+
+void fti_fault_wrote_hook(const char *phase, const char *file, uint64_t off, uint64_t len)
+{
+    for (int i = 0; i < npoints; i++) {
+        fault_point *p = &points[i];
+        if ((p->kind == F_FLIP || p->kind == F_TRUNCATE) && fires(p, phase))
+            damage(p, phase, file, off, len);
     }
 }

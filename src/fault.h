@@ -7,6 +7,7 @@
 #define FTI_FAULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 extern int fti_fault_enabled;
@@ -16,7 +17,8 @@ extern int fti_fault_enabled;
 int fti_fault_init(int rank);
 
 int fti_fault_write_hook(int fd, size_t n, off_t off);
-void fti_fault_phase_hook(const char *phase, const char *file);
+void fti_fault_phase_hook(const char *phase);
+void fti_fault_wrote_hook(const char *phase, const char *file, uint64_t off, uint64_t len);
 
 /* Before each checkpoint write: may fail it with an injected errno. */
 static inline int fti_fault_on_write(int fd, size_t n, off_t off)
@@ -24,11 +26,20 @@ static inline int fti_fault_on_write(int fd, size_t n, off_t off)
     return fti_fault_enabled ? fti_fault_write_hook(fd, n, off) : 0;
 }
 
-/* At a named phase: may _exit the process, or damage `file` (may be NULL). */
-static inline void fti_fault_phase(const char *phase, const char *file)
+/* A named phase is reached: a crash point may _exit the process here. */
+static inline void fti_fault_phase(const char *phase)
 {
     if (fti_fault_enabled)
-        fti_fault_phase_hook(phase, file);
+        fti_fault_phase_hook(phase);
+}
+
+/* A phase has written `file` (the local file, the partner copy, the parity
+ * file, the global copy): a flip or truncate point damages it here, inside
+ * this rank's bytes [off, off + len) of a shared file (len 0: the whole file). */
+static inline void fti_fault_wrote(const char *phase, const char *file, uint64_t off, uint64_t len)
+{
+    if (fti_fault_enabled)
+        fti_fault_wrote_hook(phase, file, off, len);
 }
 
 #endif /* FTI_FAULT_H */

@@ -31,11 +31,25 @@ fti_err fti_layout_init(fti_layout *l, const fti_config *cfg)
         snprintf(l->exec_id, sizeof l->exec_id, "cfg-%016llx",
                  (unsigned long long)fti_hash_buffer(p, strlen(p)));
     }
-    fmt_path(l->local, "%s/%s", cfg->ckpt_dir, l->exec_id);
+    fti_layout_node_local(l->local, cfg->ckpt_dir, -1, l->exec_id);
     fmt_path(l->global, "%s/%s", cfg->glbl_dir, l->exec_id);
     fmt_path(l->meta, "%s/%s", cfg->meta_dir, l->exec_id);
     fmt_path(l->commit, "%s/commit", l->meta);
     return FTI_E_OK;
+}
+
+void fti_layout_node_local(char *out, const char *root, int node, const char *exec_id)
+{
+    if (node < 0)
+        fmt_path(out, "%s/%s", root, exec_id);
+    else
+        fmt_path(out, "%s/node%d/%s", root, node, exec_id);
+}
+
+void fti_layout_place_node(fti_layout *l, const fti_config *cfg, int node)
+{
+    if (cfg->local_test)
+        fti_layout_node_local(l->local, cfg->ckpt_dir, node, l->exec_id);
 }
 
 static fti_err make_dir(const char *dir, const char *file, const char *key)

@@ -1,5 +1,7 @@
 /*
- * layout.h - where files live. Node-local: <ckpt_dir>/<exec_id>/; global:
+ * layout.h - where files live. Node-local: <ckpt_dir>/<exec_id>/, or with
+ * [advanced] local_test = 1 (several simulated nodes on one machine, as in
+ * FTI) <ckpt_dir>/node<K>/<exec_id>/ for node K; global:
  * <glbl_dir>/<exec_id>/; commit record: <meta_dir>/<exec_id>/commit.
  * Each level keeps two slots of files; a new checkpoint overwrites the slot
  * that is not the committed one, so the last committed checkpoint is never
@@ -22,6 +24,17 @@ typedef struct fti_layout {
 /* Fills the paths; exec_id is [restart] exec_id or derived from the config
  * file's absolute path (one fixed id per config). No I/O besides realpath. */
 fti_err fti_layout_init(fti_layout *l, const fti_config *cfg);
+
+/* With [advanced] local_test = 1, points the node-local directory at node
+ * `node`'s own folder, <ckpt_dir>/node<K>/<exec_id>: a rank then reads and
+ * writes only its node's folder, other nodes' files reach it only through
+ * the L2/L3 messages. Without the key, nothing changes (a real node). */
+void fti_layout_place_node(fti_layout *l, const fti_config *cfg, int node);
+
+/* The node-local directory of `node` below `root` (node < 0: the directory
+ * of a real node, <root>/<exec_id>); the one naming rule for the library and
+ * fti-ckpt --nodes. */
+void fti_layout_node_local(char *out, const char *root, int node, const char *exec_id);
 
 /* Creates the directories this rank needs (0700); errors name the key. */
 fti_err fti_layout_create(const fti_layout *l, const fti_config *cfg, int need_local,

@@ -50,7 +50,7 @@ static void *thread_main(void *arg)
         pthread_mutex_unlock(&p->mu);
         fti_ring ring;
         fti_ring_of(p->ctx, &ring);
-        fti_fault_phase(fti_level_phase(c.level), NULL);
+        fti_fault_phase(fti_level_phase(c.level));
         double t0 = fti_now();
         fti_err e = fti_level(c.level)->post(p->ctx, &c, &ring);
         double secs = fti_now() - t0;
@@ -236,7 +236,7 @@ fti_err fti_post_poll(fti_ctx *ctx)
 static int run_head_job(fti_ctx *ctx, const fti_commit *c)
 {
     int ok = 1;
-    fti_fault_phase(fti_level_phase(c->level), NULL);
+    fti_fault_phase(fti_level_phase(c->level));
     for (int pos = 0; pos < ctx->topo.app_per_node; pos++) {
         fti_ring ring;
         fti_head_ring_of(ctx, pos, &ring);

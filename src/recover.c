@@ -113,7 +113,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     }
     r->pending = 1;
     ctx->metrics.rec = (fti_recovery_timing){.start = fti_now()}; /* metrics */
-    fti_fault_phase("recovery", NULL);
+    fti_fault_phase("recovery");
     for (int i = 0; i < n; i++) {
         if (cand[i].nranks != ctx->topo.app_size) {
             if (ctx->topo.app_rank == 0)

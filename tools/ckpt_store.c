@@ -56,9 +56,10 @@ static int load_meta(ckpt_tool *t)
     return CKPT_EXIT_OK;
 }
 
+/* local_test = 1 keeps every simulated node's folder under ckpt_dir: all are seen. */
 static void set_nodes(ckpt_tool *t, const ckpt_opts *o)
 {
-    t->nodes = o->nodes;
+    t->nodes = o->nodes != NULL ? o->nodes : t->cfg.local_test ? t->cfg.ckpt_dir : NULL;
     t->node_size = o->node_size > 0 ? o->node_size : t->cfg.node_size;
     t->app_per_node = t->node_size > 0 ? t->node_size - (t->cfg.head ? 1 : 0) : 0;
 }
@@ -168,7 +169,7 @@ void ckpt_node_layout(const ckpt_tool *t, int node, fti_layout *l)
 {
     *l = t->dirs;
     if (t->nodes != NULL)
-        snprintf(l->local, sizeof l->local, "%s/node%d/%s", t->nodes, node, t->dirs.exec_id);
+        fti_layout_node_local(l->local, t->nodes, node, t->dirs.exec_id);
 }
 
 void ckpt_path_own(const ckpt_tool *t, const fti_commit *c, int rank, char *out)

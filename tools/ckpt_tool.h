@@ -3,7 +3,8 @@
  * without the application. Everything here only reads: files are opened
  * O_RDONLY and nothing is created, renamed or removed in checkpoint storage.
  * Node-local storage of other nodes is visible with --nodes DIR (node K's
- * local directory is DIR/node<K>, the layout of tools/fti-node-exec).
+ * local directory is DIR/node<K>, the layout of tools/fti-node-exec), and by
+ * default with [advanced] local_test = 1 (DIR is then ckpt_dir).
  */
 #ifndef FTI_CKPT_TOOL_H
 #define FTI_CKPT_TOOL_H
@@ -40,7 +41,7 @@ typedef struct ckpt_tool {
     fti_layout dirs;
     fti_meta meta;
     int have_meta;
-    const char *nodes;  /* --nodes DIR, or NULL: the local node only */
+    const char *nodes;  /* --nodes DIR, ckpt_dir under local_test, or NULL: the local node only */
     int node_size;      /* ranks per node, heads included (0: unknown) */
     int app_per_node;   /* application ranks per node (0: unknown) */
 } ckpt_tool;

@@ -273,7 +273,8 @@ static void where_note(const ckpt_tool *t)
 {
     struct stat st;
     if (t->nodes != NULL)
-        printf("node-local storage: %s/node<K>/%s (--nodes)\n", t->nodes, t->dirs.exec_id);
+        printf("node-local storage: %s/node<K>/%s (%s)\n", t->nodes, t->dirs.exec_id,
+               t->nodes == t->cfg.ckpt_dir ? "local_test = 1" : "--nodes");
     else if (stat(t->dirs.local, &st) != 0)
         printf("note: node-local directory %s does not exist on this node: local files count as "
                "missing (--nodes DIR shows every node's storage)\n", t->dirs.local);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "fault.h"
 #include "levels.h"
 #include "log.h"
 #include "ring.h"
@@ -27,7 +28,10 @@ static fti_err l2_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *r)
     char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, mine, 2, c->slot, r->app_rank[r->pos]);
     fti_path_partner(&ctx->dirs, copy, c->slot, r->app_rank[r->left]);
-    return fti_ring_transfer(r, mine, r->right, copy, r->left, (size_t)ctx->cfg.transfer_size);
+    e = fti_ring_transfer(r, mine, r->right, copy, r->left, (size_t)ctx->cfg.transfer_size);
+    if (e == FTI_E_OK)
+        fti_fault_wrote(fti_level_phase(2), copy, 0, 0);
+    return e;
 }
 
 static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)

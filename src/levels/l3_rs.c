@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "fault.h"
 #include "fio.h"
 #include "gf_region.h"
 #include "integrity.h"
@@ -204,6 +205,18 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
         close(data_fd);
     if (parity_fd >= 0)
         close(parity_fd);
+    return e;
+}
+
+/* The level's post-processing: the parity, then (FTI_FAULT) its damage. */
+static fti_err l3_post_op(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
+{
+    fti_err e = l3_post(ctx, c, ring);
+    if (e == FTI_E_OK && fti_fault_enabled) {
+        char parity[FTI_PATH_MAX];
+        fti_path_parity(&ctx->dirs, parity, c->slot, ring->app_rank[ring->pos]);
+        fti_fault_wrote(fti_level_phase(3), parity, 0, 0);
+    }
     return e;
 }
 
@@ -394,4 +407,4 @@ static void l3_remove(fti_ctx *ctx, int slot)
     unlink(path);
 }
 
-const fti_level_ops fti_l3_ops = {3, "L3 Reed-Solomon", l3_post, l3_rebuild, l3_remove};
+const fti_level_ops fti_l3_ops = {3, "L3 Reed-Solomon", l3_post_op, l3_rebuild, l3_remove};

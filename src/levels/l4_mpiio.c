@@ -24,6 +24,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "l4_pfs.h"
+#include "levels.h"
 #include "log.h"
 
 #define SH_MAGIC FTI_L4SH_MAGIC
@@ -325,6 +326,8 @@ fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c)
         e = agreed(w.comm, rank, write_shared(&w), "writing the shared global file");
     if (e == FTI_E_OK)
         e = publish(&w);
+    if (e == FTI_E_OK) /* this rank's piece of the published file */
+        fti_fault_wrote(fti_level_phase(4), w.final, w.offset, w.len);
     else if (ctx->topo.app_rank == 0)
         unlink(w.tmp);
     writer_free(&w);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fio.h"
 #include "fti.h"
 #include "l4_pfs.h"
@@ -197,6 +198,7 @@ static fti_err posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
     if (fti_fsync_dir(ctx->dirs.global) != 0)
         return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who.s, ctx->dirs.global,
                         strerror(errno));
+    fti_fault_wrote(fti_level_phase(4), global, 0, 0);
     if (ctx->cfg.keep_l4_ckpt)
         fti_l4_archive(ctx, c->seq, global);
     return FTI_E_OK;

@@ -28,11 +28,12 @@ for tpl in "${templates[@]}"; do
   name=$(basename "$tpl")
   rm -rf "$T/nodes" "$T/global" "$T/meta"; mkdir -p "$T/nodes" "$T/global" "$T/meta"
   cfg="$T/$name"
-  sed -e "s|^\([[:space:]]*ckpt_dir[[:space:]]*=\).*|\1 $T/local|" \
+  sed -e "s|^\([[:space:]]*ckpt_dir[[:space:]]*=\).*|\1 $LOCAL_DIR|" \
       -e "s|^\([[:space:]]*glbl_dir[[:space:]]*=\).*|\1 $T/global|" \
       -e "s|^\([[:space:]]*meta_dir[[:space:]]*=\).*|\1 $T/meta|" "$tpl" > "$cfg"
   [ "$(grep -c "^[[:space:]]*\(ckpt\|glbl\|meta\)_dir[[:space:]]*= $T/" "$cfg")" = 3 ] \
     || fail "$name: does not set ckpt_dir, glbl_dir and meta_dir"
+  use_node_mode "$cfg"
   ns=$(key_of "$cfg" node_size); head=$(key_of "$cfg" head)
   [ "${ns:-0}" = 0 ] && ns=4   # detected: all 4 ranks share this machine
   apps=$(( head == 1 ? 4 - 4 / ns : 4 ))

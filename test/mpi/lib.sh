@@ -1,6 +1,11 @@
 # Shared helpers for the MPI integration tests (sourced by test/mpi/*.sh).
-# Each test gets a scratch dir $T with: nodes/ (per-node local storage, bound
-# at $T/local inside each rank), global/, meta/.
+# Each test gets a scratch dir $T with: nodes/ (node K's local storage is
+# nodes/node<K>), global/, meta/. Two ways to simulate nodes on one machine:
+#   FTI_NODE_MODE=folders (default): the library's own, [advanced] local_test = 1
+#     with ckpt_dir = $T/nodes; no privilege needed.
+#   FTI_NODE_MODE=namespaces: stricter, each rank in a mount namespace sees only
+#     its node's folder, bound at $T/local (tools/fti-node-exec; root and
+#     unshare -m); the test is skipped (exit 77) where that is not possible.
 set -euo pipefail
 
 : "${FTI_BUILD_DIR:?run through ctest}"
@@ -9,6 +14,20 @@ MPIEXEC="${MPIEXEC:-mpiexec}"
 T="${FTI_TEST_DIR:-/tmp/fti-test-$$}"
 NODE_EXEC="$FTI_SOURCE_DIR/tools/fti-node-exec"
 PROGS="$FTI_BUILD_DIR/test/mpi"
+
+NODE_MODE="${FTI_NODE_MODE:-folders}"
+
+# Namespaces, when asked for, must work before anything runs: skip, never fail.
+if [ "$NODE_MODE" = namespaces ]; then
+  if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+    echo "SKIP: FTI_NODE_MODE=namespaces needs root and mount namespaces (unshare -m)"; exit 77
+  fi
+  LOCAL_DIR="$T/local" LOCAL_TEST=0
+elif [ "$NODE_MODE" = folders ]; then
+  LOCAL_DIR="$T/nodes" LOCAL_TEST=1
+else
+  echo "FTI_NODE_MODE must be folders or namespaces, not '$NODE_MODE'" >&2; exit 2
+fi
 
 rm -rf "$T"
 mkdir -p "$T/nodes" "$T/local" "$T/global" "$T/meta"
@@ -20,10 +39,10 @@ pass() { echo "PASS: $*"; }
 # A key given as section.key goes into that section ([restart], [advanced]).
 write_config() {
   local file="$1"; shift
-  declare -A basic=( [head]=0 [node_size]=1 [ckpt_dir]="$T/local" [glbl_dir]="$T/global"
+  declare -A basic=( [head]=0 [node_size]=1 [ckpt_dir]="$LOCAL_DIR" [glbl_dir]="$T/global"
     [meta_dir]="$T/meta" [ckpt_l1]=0 [ckpt_l2]=0 [ckpt_l3]=0 [ckpt_l4]=0 [inline_l2]=1
     [inline_l3]=1 [inline_l4]=1 [keep_last_ckpt]=1 [group_size]=4 [verbosity]=2 )
-  declare -A restart=( ) advanced=( [local_test]=1 )
+  declare -A restart=( ) advanced=( [local_test]=$LOCAL_TEST )
   local kv k v
   for kv in "$@"; do
     k="${kv%%=*}"; v="${kv#*=}"
@@ -39,11 +58,28 @@ write_config() {
   } > "$file"
 }
 
-# run_nodes NP NODE_SIZE prog args...: run under mpiexec, each rank on its "node".
+# run_nodes NP NODE_SIZE prog args...: run under mpiexec, each rank on its "node"
+# (NODE_SIZE must match the config's node_size).
 run_nodes() {
   local np="$1" ns="$2"; shift 2
-  "$MPIEXEC" -n "$np" -bind-to none "$NODE_EXEC" --root "$T/nodes" --local "$T/local" \
-    --node-size "$ns" -- "$@"
+  if [ "$NODE_MODE" = namespaces ]; then
+    "$MPIEXEC" -n "$np" -bind-to none "$NODE_EXEC" --root "$T/nodes" --local "$T/local" \
+      --node-size "$ns" -- "$@"
+  else
+    "$MPIEXEC" -n "$np" -bind-to none "$@"
+  fi
+}
+
+# use_node_mode CONFIG: points a config from elsewhere (a template) at this
+# mode's node-local storage: ckpt_dir and [advanced] local_test.
+use_node_mode() {
+  sed -i -e "s|^\([[:space:]]*ckpt_dir[[:space:]]*=\).*|\1 $LOCAL_DIR|" \
+         -e "/^[[:space:]]*local_test[[:space:]]*=/d" "$1"
+  if grep -qi "^[[:space:]]*\[advanced\]" "$1"; then
+    sed -i -e "s|^[[:space:]]*\[[Aa]dvanced\].*|&\nlocal_test = $LOCAL_TEST|" "$1"
+  else
+    printf "[advanced]\nlocal_test = %s\n" "$LOCAL_TEST" >> "$1"
+  fi
 }
 
 # lose_node K: the node's local storage is gone.

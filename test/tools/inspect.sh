@@ -24,6 +24,11 @@ expect_rc 0 ck verify "$T/c.fti"
 has "job: recoverable: a restart restores checkpoint #3 \(id 9, level 3\)"
 [ "$(grep -c '=> recoverable: every rank can be restored' "$T/out")" -eq 3 ] || fail "verify: 3 good checkpoints"
 has "nothing to decode"
+if [ "$NODE_MODE" = folders ]; then # local_test = 1: every node's folder is seen without --nodes
+  expect_rc 0 "$CKPT" verify "$T/c.fti"
+  has "^node-local storage: $T/nodes/node<K>/[^ ]+ \(local_test = 1\)$"
+  has "job: recoverable: a restart restores checkpoint #3 \(id 9, level 3\)"
+fi
 expect_rc 0 ck verify "$T/c.fti" --id 8
 has "^checkpoint #2 \(id 8, level 2"
 grep -q "^checkpoint #3" "$T/out" && fail "verify --id 8 looked at another checkpoint"
