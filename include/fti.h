@@ -89,6 +89,10 @@ typedef enum FTIT_attributeFlag {
     FTI_ATTRIBUTE_DIM = 0x2
 } FTIT_attributeFlag;
 
+/* FTI 1.6 names user code sees through fti.h: tokens, levels, talloc,
+ * FTIT_allConfiguration. */
+#include "fti_compat.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -172,6 +176,12 @@ FTI_API int FTI_FinalizeICP(void);
 /* Local. Name <-> id mapping for protected variables. */
 FTI_API int FTI_setIDFromString(const char *name);
 FTI_API int FTI_getIDFromString(const char *name);
+
+/* Local. The settings and state of the running library, in FTI 1.6's
+ * struct (fields of fti_compat.h). Both arguments are ignored, as in FTI:
+ * the values are those FTI_Init read. Before FTI_Init (or after
+ * FTI_Finalize) every field is zero and an error is logged. */
+FTI_API FTIT_allConfiguration FTI_GetConfig(const char *configFile, MPI_Comm globalComm);
 
 /* Collective. Finishes post-processing, releases heads, keeps or removes the
  * last checkpoint (keep_last_ckpt). */
