@@ -36,6 +36,14 @@ int main(int argc, char **argv)
     }
     int rank;
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
+    char header_version[32];
+    snprintf(header_version, sizeof header_version, "%d.%d.%d", FTI_VERSION_MAJOR,
+             FTI_VERSION_MINOR, FTI_VERSION_PATCH);
+    if (strcmp(FTI_GetVersion(), header_version) != 0 || FTI_VERSION_NUMBER < 10600) {
+        fprintf(stderr, "library %s, header %s: mismatch or older than FTI 1.6\n",
+                FTI_GetVersion(), header_version);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     double *grid = calloc(NDOUBLES, sizeof(double));
     int step = 0;
     FTI_Protect(0, &step, 1, FTI_INTG);
