@@ -27,9 +27,13 @@
 #define FTI_API
 #endif
 
+/* The library's version: the one place it is set (CMake, the tools and the
+ * packages read it from here). 1.6.x is a drop-in for FTI 1.6. Compare with
+ * FTI_GetVersion() to detect a header/library mismatch at run time. */
 #define FTI_VERSION_MAJOR 1
-#define FTI_VERSION_MINOR 0
-#define FTI_VERSION_PATCH 0
+#define FTI_VERSION_MINOR 6
+#define FTI_VERSION_PATCH 1
+#define FTI_VERSION_NUMBER (FTI_VERSION_MAJOR * 10000 + FTI_VERSION_MINOR * 100 + FTI_VERSION_PATCH)
 
 /* Buffer sizes (FTI compatibility). */
 #define FTI_BUFS 256
@@ -124,6 +128,11 @@ FTI_API int FTI_Init(const char *configFile, MPI_Comm globalComm);
 
 /* Local. 0 on a fresh start, 1 when a checkpoint will be (or was) recovered. */
 FTI_API int FTI_Status(void);
+
+/* Local, thread-safe, callable before FTI_Init. The version of the library
+ * linked at run time, "MAJOR.MINOR.PATCH" (a static string); the header's
+ * version is FTI_VERSION_MAJOR/MINOR/PATCH. */
+FTI_API const char *FTI_GetVersion(void);
 
 /* Local. Registers region `id` (or updates its pointer, count and type).
  * `ptr` may be host memory or a CUDA device/managed pointer. */

@@ -15,6 +15,7 @@
 #include "context.h"
 #include "fault.h"
 #include "fio.h"
+#include "jobstatus.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "post.h"
@@ -153,8 +154,10 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     fti_err e = init_steps(ctx, configFile, globalComm);
     if (e == FTI_E_OK)
         e = fti_post_init(ctx);
-    if (e != FTI_E_OK)
+    if (e != FTI_E_OK) {
+        fti_jobstatus_init_error(rank, e, fti_last_error());
         return init_failed(ctx, e);
+    }
     FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
     if (ctx->topo.is_head)
@@ -162,12 +165,15 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
 
     /* On failure the library stays unusable so no new checkpoint can shadow the old ones. */
     e = fti_recover_prepare(ctx);
-    if (e != FTI_E_OK)
+    if (e != FTI_E_OK) {
+        fti_jobstatus_restart_refused(ctx->topo.app_rank, e, fti_last_error());
         return init_failed(ctx, e);
+    }
     if (ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
                 FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
                 ctx->rec.pending ? "restart" : "fresh start");
+    fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, ctx->rec.pending ? &ctx->rec.chosen : NULL);
     return FTI_SCES;
 }
 
@@ -179,6 +185,7 @@ int FTI_Finalize(void)
     fti_err e = fti_post_wait(ctx);
     if (e == FTI_E_OK && !ctx->cfg.keep_last_ckpt)
         e = fti_remove_checkpoints(ctx);
+    fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
     /* Our communicators are freed; the application keeps a valid handle:
      * the one it gave us (without heads, it has the same ranks). */
@@ -186,6 +193,11 @@ int FTI_Finalize(void)
     FTI_COMM_WORLD = ctx->cfg.head ? MPI_COMM_NULL : user_comm;
     ctx->state = FTI_ST_FINALIZED;
     return to_code(e);
+}
+
+const char *FTI_GetVersion(void)
+{
+    return FTI_VERSION_STRING;
 }
 
 int FTI_Status(void)

@@ -8,6 +8,7 @@
 #include "fault.h"
 #include "levels/levels.h"
 #include "log.h"
+#include "jobstatus.h"
 #include "metrics.h"
 #include "post.h"
 
@@ -49,6 +50,7 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
                         "write the commit record %s", (unsigned long long)c->seq, c->level,
                         ctx->dirs.commit);
     fti_meta_commit(&ctx->meta, c);
+    fti_jobstatus_committed(ctx->topo.app_rank, c);
     fti_fault_phase("after_commit");
     return FTI_E_OK;
 }

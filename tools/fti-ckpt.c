@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "ckpt_tool.h"
+#include "fti.h" /* FTI_GetVersion */
 
 static const char usage_text[] =
     "usage: fti-ckpt COMMAND ARGS [OPTIONS]\n"
+    "       fti-ckpt --version\n"
     "\n"
     "  list    CONFIG                         committed checkpoints (newest first)\n"
     "  verify  CONFIG [--id N]                every checksum; per rank, which level can restore\n"
@@ -139,6 +141,10 @@ int main(int argc, char **argv)
     } cmds[] = {{"list", ckpt_cmd_list},     {"verify", ckpt_cmd_verify},
                 {"show", ckpt_cmd_show},     {"extract", ckpt_cmd_extract},
                 {"stats", ckpt_cmd_stats}};
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        printf("fti-ckpt (libfti) %s\n", FTI_GetVersion());
+        return 0;
+    }
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "help") == 0)
         return usage(argc < 2 ? CKPT_EXIT_USAGE : 0);
