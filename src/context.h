@@ -24,6 +24,7 @@ typedef struct fti_recovery {
     fti_file_header hdr;   /* table of this rank's file of the chosen checkpoint */
     char path[FTI_PATH_MAX];
     int var_fd;            /* FTI_RecoverVarInit..Finalize */
+    int extra_ok;          /* set by a level's rebuild: this rank's partner copy or parity is valid */
 } fti_recovery;
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
