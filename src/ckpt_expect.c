@@ -48,8 +48,9 @@ static int parity_shape_ok(const fti_expect *x, const fti_file_header *h)
            h->vars[0].count == x->group && h->vars[1].id == L3_PARITY_ID;
 }
 
-/* Identity first (whose file, of which job), then which checkpoint. */
-fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const char *path)
+/* Whose file it is, of which job and level: a file that fails this was
+ * put there, it is not merely stale. */
+static fti_err check_identity(const fti_expect *x, const fti_file_header *h, const char *path)
 {
     static const char *kinds[] = {"unknown", "data", "parity"};
     const char *what = kinds[x->kind <= 2 ? x->kind : 0];
@@ -70,6 +71,13 @@ fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const c
         snprintf(want, sizeof want, "level %u", x->level);
         return differs(x, path, got, want);
     }
+    return FTI_E_OK;
+}
+
+/* Which checkpoint, and for parity the group's shape. */
+static fti_err check_checkpoint(const fti_expect *x, const fti_file_header *h, const char *path)
+{
+    char got[96], want[96];
     if (h->seq != x->seq) {
         snprintf(got, sizeof got, "checkpoint #%" PRIu64, h->seq);
         snprintf(want, sizeof want, "#%" PRIu64 " (stale file)", x->seq);
@@ -85,6 +93,12 @@ fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const c
         return differs(x, path, "parity of another shape", want);
     }
     return FTI_E_OK;
+}
+
+fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const char *path)
+{
+    fti_err e = check_identity(x, h, path);
+    return e != FTI_E_OK ? e : check_checkpoint(x, h, path);
 }
 
 fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_file_header *hdr)
@@ -105,13 +119,20 @@ int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size)
 {
     fti_file_header h;
     fti_log_quiet(1);
-    int ok = fti_expect_file(x, path, 1, &h) == FTI_E_OK;
-    fti_log_quiet(0);
-    if (ok && size != NULL)
-        *size = h.file_size;
-    if (ok)
+    fti_err e = fti_file_verify(path, 0, 1, &h);
+    int foreign = 0;
+    if (e == FTI_E_OK) {
+        foreign = (e = check_identity(x, &h, path)) != FTI_E_OK;
+        if (e == FTI_E_OK)
+            e = check_checkpoint(x, &h, path);
+        if (e == FTI_E_OK && size != NULL)
+            *size = h.file_size;
         fti_file_header_free(&h);
-    return ok;
+    }
+    fti_log_quiet(0);
+    if (foreign) /* someone put it there: say so, whatever the level reports */
+        fti_log(FTI_LOG_WARN, "refused: %s", fti_last_error());
+    return e == FTI_E_OK;
 }
 
 fti_err fti_expect_total(const fti_commit *c, uint64_t total)
