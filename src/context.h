@@ -8,6 +8,7 @@
 #include "capture.h"
 #include "ckpt_file.h"
 #include "config.h"
+#include "job_lock.h"
 #include "layout.h"
 #include "meta.h"
 #include "metrics.h"
@@ -35,6 +36,7 @@ typedef struct fti_ctx {
     fti_topology topo;
     fti_registry reg;
     fti_layout dirs;
+    fti_job_lock lock;      /* application rank 0: this job owns the checkpoint set */
     fti_meta meta;          /* the committed state, identical on every rank */
     fti_schedule sched;
     fti_recovery rec;
