@@ -77,6 +77,7 @@ static void release(fti_ctx *ctx)
     fti_registry_free(&ctx->reg);
     fti_staging_free(ctx);
     fti_capture_sets_free(&ctx->capture); /* pinned buffers and streams of device variables */
+    fti_job_lock_release(&ctx->lock);
 }
 
 /* Steps of FTI_Init that every rank does alike; each ends in agreement. */
@@ -100,6 +101,11 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
     if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "directories could not be created on another rank");
+    if (!ctx->topo.is_head && ctx->topo.app_rank == 0)
+        e = fti_job_lock_take(&ctx->lock, ctx->dirs.meta);
+    if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
+        return e != FTI_E_OK ? e : fti_fail(FTI_E_STATE, "checkpoint set %s is in use by another job "
+                                            "(see the message of application rank 0)", ctx->dirs.meta);
     if ((e = fti_registry_init(&ctx->reg)) != FTI_E_OK)
         return e;
     ctx->reg.no_device_lookup = ctx->cfg.device_backends == FTI_DEVICES_OFF;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "ckpt_expect.h"
 #include "fault.h"
 #include "levels/levels.h"
 #include "log.h"
@@ -70,6 +71,7 @@ static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     hdr.ckpt_id = c->id;
     hdr.level = (uint32_t)c->level;
     hdr.rank = (uint32_t)ctx->topo.app_rank;
+    hdr.exec_tag = fti_exec_tag(ctx->dirs.exec_id);
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
     fti_err e = fti_file_write_sets(path, &ctx->reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
                                     &ctx->capture);

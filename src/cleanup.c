@@ -49,6 +49,7 @@ fti_err fti_remove_checkpoints(fti_ctx *ctx)
         fti_remove_ckpt_files(ctx->dirs.local);
     if (ctx->topo.app_rank == 0) {
         fti_remove_ckpt_files(ctx->dirs.global);
+        fti_job_lock_release(&ctx->lock); /* the last file of the meta directory */
         rmdir(ctx->dirs.meta);
     }
     MPI_Barrier(app);

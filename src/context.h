@@ -8,6 +8,7 @@
 #include "capture.h"
 #include "ckpt_file.h"
 #include "config.h"
+#include "job_lock.h"
 #include "layout.h"
 #include "meta.h"
 #include "metrics.h"
@@ -24,6 +25,7 @@ typedef struct fti_recovery {
     fti_file_header hdr;   /* table of this rank's file of the chosen checkpoint */
     char path[FTI_PATH_MAX];
     int var_fd;            /* FTI_RecoverVarInit..Finalize */
+    int extra_ok;          /* set by a level's rebuild: this rank's partner copy or parity is valid */
 } fti_recovery;
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
@@ -34,6 +36,7 @@ typedef struct fti_ctx {
     fti_topology topo;
     fti_registry reg;
     fti_layout dirs;
+    fti_job_lock lock;      /* application rank 0: this job owns the checkpoint set */
     fti_meta meta;          /* the committed state, identical on every rank */
     fti_schedule sched;
     fti_recovery rec;

@@ -78,6 +78,11 @@ void fti_path_local(const fti_layout *l, char *out, int level, int slot, int ran
     fmt_path(out, "%s/l%d-s%d-rank%d.fti", l->local, level, slot, rank);
 }
 
+void fti_path_rebuilt(const fti_layout *l, char *out, int level, int slot, int rank)
+{
+    fmt_path(out, "%s/l%d-s%d-rank%d.rebuilt.fti", l->local, level, slot, rank);
+}
+
 void fti_path_partner(const fti_layout *l, char *out, int slot, int rank)
 {
     fmt_path(out, "%s/l2-s%d-partner-rank%d.fti", l->local, slot, rank);

@@ -42,6 +42,11 @@ fti_err fti_layout_create(const fti_layout *l, const fti_config *cfg, int need_l
 
 /* File paths (buffers of FTI_PATH_MAX). */
 void fti_path_local(const fti_layout *l, char *out, int level, int slot, int rank);
+/* Where recovery rebuilds rank's local file (from a partner copy, parity
+ * or the global copy) until every rank can restore: renamed over the local
+ * file then, removed when the restart is refused, so a refusal writes
+ * nothing. */
+void fti_path_rebuilt(const fti_layout *l, char *out, int level, int slot, int rank);
 void fti_path_partner(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_parity(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global(const fti_layout *l, char *out, int slot, int rank);

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "ckpt_expect.h"
+#include "fio.h"
 #include "fault.h"
 #include "levels/levels.h"
 #include "log.h"
@@ -54,38 +57,108 @@ static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const cha
     free(all);
 }
 
-/* Can candidate c be restored on every rank (after its level's rebuild)? */
-static int try_candidate(fti_ctx *ctx, const fti_commit *c)
+static int file_size(const char *path, uint64_t *size)
 {
-    char path[FTI_PATH_MAX];
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    *size = (uint64_t)st.st_size;
+    return 1;
+}
+
+/* This rank's local file of c: valid as it is (*own_ok), or rebuilt by the
+ * level at fti_path_rebuilt. *size: its length. */
+static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t *size)
+{
+    char path[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
+    fti_expect x;
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_clear_error();
+    fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
+    fti_expect_data(&x, c, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
-    tm->candidates++;
-    int own_ok = fti_file_valid(path, c->seq);
-    int ok = own_ok;
+    *own_ok = fti_expect_valid(&x, path, size);
     double t1 = fti_now();
     tm->verify += t1 - t0; /* metrics */
+    int ok = *own_ok;
     const fti_level_ops *lv = fti_level(c->level);
     if (lv != NULL && c->level > 1) {
         /* Every rank joins the rebuild, even with its own file valid. */
         fti_log_quiet(1); /* reasons are reported once, by rank 0, below */
-        ok = lv->rebuild(ctx, c, own_ok) == FTI_E_OK;
+        ok = lv->rebuild(ctx, c, *own_ok) == FTI_E_OK;
         fti_log_quiet(0);
+        if (ok && !*own_ok && (ok = file_size(rebuilt, size)) == 0)
+            fti_fail(FTI_E_IO, "rebuilt file %s vanished: %s", rebuilt, strerror(errno));
     }
     tm->rebuild += fti_now() - t1; /* metrics */
+    return ok;
+}
+
+/* The sizes of the ranks' files must add up to the commit record's. */
+static int sizes_agree(fti_ctx *ctx, const fti_commit *c, uint64_t mine)
+{
+    uint64_t total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
+    if (total == c->bytes)
+        return 1;
+    char path[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
+    fti_log_quiet(1);
+    fti_expect_total(c, total);
+    fti_fail(FTI_E_CORRUPT, "%s: %llu bytes; %s", path, (unsigned long long)mine, fti_last_error());
+    fti_log_quiet(0);
+    return 0;
+}
+
+/* Candidate c is chosen: rebuilt files take the place of the lost ones,
+ * then the level re-creates its lost extra files. Collective. */
+static int adopt_rebuilt(fti_ctx *ctx, const fti_commit *c, int own_ok)
+{
+    char path[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
+    fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
+    int ok = own_ok || (rename(rebuilt, path) == 0 && fti_fsync_dir(ctx->dirs.local) == 0);
+    if (!ok)
+        fti_fail(FTI_E_IO, "cannot rename the rebuilt file %s to %s: %s", rebuilt, path,
+                 strerror(errno));
+    if (!fti_all_ok(ctx->topo.app, ok))
+        return 0;
+    const fti_level_ops *lv = fti_level(c->level);
+    if (lv != NULL && lv->reprotect != NULL)
+        lv->reprotect(ctx, c);
+    return 1;
+}
+
+/* Can candidate c be restored on every rank (after its level's rebuild)?
+ * Until every rank can, nothing is written but the rebuilt files, and
+ * those are removed again when one rank cannot. */
+static int try_candidate(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_clear_error();
+    ctx->metrics.rec.candidates++; /* metrics */
+    int own_ok = 0;
+    uint64_t size = 0;
+    int ok = local_ready(ctx, c, &own_ok, &size);
     int all = fti_all_ok(ctx->topo.app, ok);
+    if (all)
+        all = ok = sizes_agree(ctx, c, size);
     if (!all)
         report_failures(ctx, c, ok, fti_last_error());
-    return all;
+    if (!all && !own_ok) {
+        char rebuilt[FTI_PATH_MAX];
+        fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
+        unlink(rebuilt);
+    }
+    return all && adopt_rebuilt(ctx, c, own_ok);
 }
 
 static fti_err open_chosen(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
+    fti_expect x;
     fti_path_local(&ctx->dirs, r->path, r->chosen.level, r->chosen.slot, ctx->topo.app_rank);
-    return fti_file_verify(r->path, r->chosen.seq, 0, &r->hdr);
+    fti_expect_data(&x, &r->chosen, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
+    return fti_expect_file(&x, r->path, 0, &r->hdr);
 }
 
 fti_err fti_recover_prepare(fti_ctx *ctx)
@@ -129,6 +202,9 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         }
     }
     if (!r->available) {
+        /* No rank returns (and maybe aborts the job) before every rank
+         * removed its rebuilt files: a refused restart leaves nothing. */
+        MPI_Barrier(ctx->topo.app);
         fti_metrics_recovery(ctx, NULL, "failed"); /* metrics */
         int quiet = ctx->topo.app_rank != 0;
         if (quiet)

@@ -131,6 +131,7 @@ static int locate(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, c
 typedef struct sink {
     const fti_commit *c;
     int rank;
+    const char *exec_id;
     const char *name;
     unsigned char *head;         /* the checkpoint header, captured */
     uint64_t head_len, head_want;
@@ -156,11 +157,12 @@ static void parse_header(sink *s)
         return;
     }
     s->have_hdr = 1;
-    if (s->hdr.kind != FTI_KIND_DATA || s->hdr.seq != s->c->seq || s->hdr.rank != (uint32_t)s->rank ||
-        s->hdr.level != (uint32_t)s->c->level)
-        snprintf(s->err, sizeof s->err, "%s holds checkpoint #%llu of rank %u (level %u), expected "
-                 "#%llu of rank %d", s->name, (unsigned long long)s->hdr.seq, s->hdr.rank,
-                 s->hdr.level, (unsigned long long)s->c->seq, s->rank);
+    fti_expect x;
+    fti_expect_data(&x, s->c, s->rank, s->exec_id, "L4 global copy");
+    fti_log_quiet(1);
+    if (fti_expect_header(&x, &s->hdr, s->name) != FTI_E_OK)
+        snprintf(s->err, sizeof s->err, "%s", fti_last_error());
+    fti_log_quiet(0);
     s->var_ok = calloc(s->hdr.nvars ? s->hdr.nvars : 1, sizeof *s->var_ok);
     if (s->var_ok == NULL || fti_hash_init(&s->h) != 0)
         snprintf(s->err, sizeof s->err, "out of memory");
@@ -323,7 +325,7 @@ void ckpt_l4_check(const ckpt_tool *t, const fti_commit *c, int rank, ckpt_file 
         snprintf(name, sizeof name, "%s (piece of rank %d)", p.path, rank);
     else
         snprintf(name, sizeof name, "%s", p.path);
-    sink s = {.c = c, .rank = rank, .name = name, .head = malloc(FTI_FILE_FIXED_HEADER),
+    sink s = {.c = c, .rank = rank, .exec_id = t->dirs.exec_id, .name = name, .head = malloc(FTI_FILE_FIXED_HEADER),
               .head_want = FTI_FILE_FIXED_HEADER, .out = out};
     f->st = CK_OK;
     if (s.head == NULL)

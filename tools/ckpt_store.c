@@ -194,14 +194,15 @@ void ckpt_path_parity(const ckpt_tool *t, const fti_commit *c, int rank, char *o
     fti_path_parity(&l, out, c->slot, rank);
 }
 
-void ckpt_check_file(const char *path, uint64_t seq, int full, ckpt_file *f, fti_file_header *hdr)
+void ckpt_check_file(const char *path, const fti_expect *x, int full, ckpt_file *f,
+                     fti_file_header *hdr)
 {
     fti_file_header h;
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
     fti_clear_error();
     fti_log_quiet(1);
-    fti_err e = fti_file_verify(path, seq, full, &h);
+    fti_err e = fti_expect_file(x, path, full, &h);
     fti_log_quiet(0);
     if (e != FTI_E_OK) {
         f->st = e == FTI_E_MISSING ? CK_MISSING : CK_BAD;
@@ -222,18 +223,11 @@ static void add_reason(ckpt_file *acc, const char *what, const ckpt_file *f)
     snprintf(acc->why + n, sizeof acc->why - n, "%s%s: %.1400s", n ? "; " : "", what, f->why);
 }
 
-/* Whether f is a good copy of rank's data; if not, its reason goes into acc
- * and the header (if any) is released. */
-static int usable(ckpt_file *acc, const char *what, ckpt_file *f, int rank, fti_file_header *hdr)
+/* Whether f is a good copy of rank's data; if not, its reason goes into acc. */
+static int usable(ckpt_file *acc, const char *what, const ckpt_file *f)
 {
-    if (f->st == CK_OK && f->readable && (hdr == NULL || hdr->rank == (uint32_t)rank))
+    if (f->st == CK_OK)
         return 1;
-    if (f->st == CK_OK) {
-        if (hdr != NULL)
-            fti_file_header_free(hdr);
-        f->st = CK_BAD;
-        snprintf(f->why, sizeof f->why, "%s is not rank %d's checkpoint data", f->path, rank);
-    }
     add_reason(acc, what, f);
     return 0;
 }
@@ -243,15 +237,18 @@ int ckpt_find_copy(const ckpt_tool *t, const fti_commit *c, int rank, int full, 
 {
     static ckpt_file acc; /* large; the tool is single-threaded */
     char path[FTI_PATH_MAX];
+    fti_expect x;
     memset(&acc, 0, sizeof acc);
     ckpt_path_own(t, c, rank, path);
-    ckpt_check_file(path, c->seq, full, f, hdr);
-    if (usable(&acc, "own file", f, rank, hdr))
+    fti_expect_data(&x, c, rank, t->dirs.exec_id, "own file");
+    ckpt_check_file(path, &x, full, f, hdr);
+    if (usable(&acc, "own file", f))
         return 0;
     if (c->level == 2 && ckpt_check_mapping(t, c, 1, 1) == CKPT_EXIT_OK) {
         ckpt_path_partner(t, c, rank, path);
-        ckpt_check_file(path, c->seq, full, f, hdr);
-        if (usable(&acc, "L2 partner copy", f, rank, hdr))
+        x.role = "L2 partner copy";
+        ckpt_check_file(path, &x, full, f, hdr);
+        if (usable(&acc, "L2 partner copy", f))
             return 0;
     }
     if (c->level == 3) {

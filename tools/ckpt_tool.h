@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "ckpt_expect.h"
 #include "ckpt_file.h"
 #include "config.h"
 #include "layout.h"
@@ -98,10 +99,12 @@ void ckpt_path_own(const ckpt_tool *t, const fti_commit *c, int rank, char *out)
 void ckpt_path_partner(const ckpt_tool *t, const fti_commit *c, int rank, char *out);
 void ckpt_path_parity(const ckpt_tool *t, const fti_commit *c, int rank, char *out);
 
-/* Verifies a checkpoint file (header, sequence number seq, and with full
- * every data checksum) into f; *hdr, when not NULL, receives the header
- * when f->st is CK_OK (free it with fti_file_header_free). */
-void ckpt_check_file(const char *path, uint64_t seq, int full, ckpt_file *f, fti_file_header *hdr);
+/* Verifies a checkpoint file (header, and with full every data checksum)
+ * and checks it against x, the library's rules (src/ckpt_expect.h) into f;
+ * *hdr, when not NULL, receives the header when f->st is CK_OK (free it
+ * with fti_file_header_free). */
+void ckpt_check_file(const char *path, const fti_expect *x, int full, ckpt_file *f,
+                     fti_file_header *hdr);
 
 /* The first good plain copy of rank's file of commit c: its own local file,
  * else its L2 partner copy (L4 copies: ckpt_l4_check). full: verify every

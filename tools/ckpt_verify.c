@@ -2,8 +2,9 @@
  * ckpt_verify.c - fti-ckpt verify: every checksum of every file of each
  * committed checkpoint, and for each rank whether a restart could restore
  * it: from its own file, its L2 partner copy, its L3 group's parity, or its
- * L4 global copy. The rules are the library's (src/recover.c, src/levels/):
- * a checkpoint is restored only when every rank can be.
+ * L4 global copy. Which file may be restored for which rank is decided by
+ * the library's own rules (src/ckpt_expect.c); a checkpoint is restored
+ * only when every rank can be (src/recover.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,10 @@
 
 #include "ckpt_tool.h"
 #include "levels/gf_region.h"
+#include "log.h"
 #include "levels/rs_codec.h"
 
 #define MAX_G 32
-#define L3_MANIFEST_ID (-1) /* src/levels/l3_rs.c */
-#define L3_PARITY_ID (-2)
 
 typedef enum { R_NO = 0, R_YES = 1, R_UNKNOWN = -1 } verdict;
 
@@ -24,6 +24,7 @@ typedef struct rank_row {
     ckpt_state own, extra; /* extra: partner copy (L2), parity (L3), global copy (L4) */
     char *own_why, *extra_why;
     verdict ok;
+    uint64_t size;  /* of the copy it is restored from; 0: not known (L3 decoding) */
     char via[64];
 } rank_row;
 
@@ -43,50 +44,45 @@ static char *dup_why(const ckpt_file *f)
     return f->st == CK_OK || f->st == CK_NA ? NULL : strdup(f->why);
 }
 
-/* A data file (own or partner copy) must hold this rank's data. */
-static void check_data(const char *path, const fti_commit *c, int rank, ckpt_file *f)
+/* A data file (own or partner copy) must hold this rank's data of c. */
+static void check_data(const job *j, const char *path, int rank, const char *role, ckpt_file *f,
+                       uint64_t *size)
 {
     fti_file_header h;
-    ckpt_check_file(path, c->seq, 1, f, &h);
+    fti_expect x;
+    fti_expect_data(&x, j->c, rank, j->t->dirs.exec_id, role);
+    ckpt_check_file(path, &x, 1, f, &h);
     if (f->st != CK_OK)
         return;
-    if (h.kind != FTI_KIND_DATA || h.rank != (uint32_t)rank || h.level != (uint32_t)c->level) {
-        f->st = CK_BAD;
-        snprintf(f->why, sizeof f->why, "%s: holds level %u data of rank %u, expected level %d "
-                 "data of rank %d", path, h.level, h.rank, c->level, rank);
-    }
+    *size = h.file_size;
     fti_file_header_free(&h);
 }
 
 static void check_parity(const job *j, int rank, ckpt_file *f)
 {
     char path[FTI_PATH_MAX];
-    fti_file_header h;
-    int G = ckpt_group_size(j->t, j->c);
+    fti_expect x;
+    fti_expect_parity(&x, j->c, rank, ckpt_group_size(j->t, j->c), j->t->dirs.exec_id);
     ckpt_path_parity(j->t, j->c, rank, path);
-    ckpt_check_file(path, j->c->seq, 1, f, &h);
-    if (f->st != CK_OK)
-        return;
-    if (h.kind != FTI_KIND_PARITY || h.nvars != 2 || h.vars[0].id != L3_MANIFEST_ID ||
-        h.vars[0].count != (uint64_t)G || h.vars[1].id != L3_PARITY_ID) {
-        f->st = CK_BAD;
-        snprintf(f->why, sizeof f->why, "%s: not the L3 parity file of a group of %d nodes", path, G);
-    }
-    fti_file_header_free(&h);
+    ckpt_check_file(path, &x, 1, f, NULL);
 }
 
-static void check_extra(const job *j, int rank, ckpt_file *f)
+static void check_extra(const job *j, int rank, ckpt_file *f, uint64_t *size)
 {
     char path[FTI_PATH_MAX];
     memset(f, 0, sizeof *f);
     f->st = CK_NA;
     if (j->c->level == 2) {
         ckpt_path_partner(j->t, j->c, rank, path);
-        check_data(path, j->c, rank, f);
+        check_data(j, path, rank, "L2 partner copy", f, size);
     } else if (j->c->level == 3) {
         check_parity(j, rank, f);
     } else if (j->c->level == 4) {
-        ckpt_l4_check(j->t, j->c, rank, f, NULL);
+        ckpt_l4_out out = {.fd = -1};
+        ckpt_l4_check(j->t, j->c, rank, f, &out);
+        if (f->st == CK_OK && out.have_hdr)
+            *size = out.hdr.file_size;
+        ckpt_l4_out_free(&out);
     }
 }
 
@@ -95,14 +91,16 @@ static void check_rank(const job *j, int rank)
     static ckpt_file own, extra; /* large; the tool is single-threaded */
     char path[FTI_PATH_MAX];
     rank_row *r = &j->rows[rank];
+    uint64_t own_size = 0, extra_size = 0;
     ckpt_path_own(j->t, j->c, rank, path);
-    check_data(path, j->c, rank, &own);
-    check_extra(j, rank, &extra);
+    check_data(j, path, rank, "own file", &own, &own_size);
+    check_extra(j, rank, &extra, &extra_size);
     r->own = own.st;
     r->extra = extra.st;
     r->own_why = dup_why(&own);
     r->extra_why = dup_why(&extra);
     r->ok = R_NO;
+    r->size = own.st == CK_OK ? own_size : extra_size;
     if (own.st == CK_OK) {
         r->ok = R_YES;
         snprintf(r->via, sizeof r->via, "own file");
@@ -219,11 +217,34 @@ static void print_problems(const job *j)
     }
 }
 
+/* The library's last check (src/recover.c): the sizes add up to the
+ * commit record's. Ranks decoded from L3 parity are not counted. */
+static int sizes_agree(const job *j)
+{
+    uint64_t total = 0;
+    for (int r = 0; r < j->c->nranks; r++) {
+        if (j->rows[r].ok != R_YES || j->rows[r].size == 0)
+            return 1; /* not every size is known */
+        total += j->rows[r].size;
+    }
+    fti_clear_error();
+    fti_log_quiet(1);
+    fti_err e = fti_expect_total(j->c, total);
+    fti_log_quiet(0);
+    if (e != FTI_E_OK)
+        printf("  problem: %s\n", fti_last_error());
+    return e == FTI_E_OK;
+}
+
 static verdict summarize(const job *j)
 {
     int no = 0;
     for (int r = 0; r < j->c->nranks; r++)
         no += j->rows[r].ok == R_NO;
+    if (no == 0 && !sizes_agree(j)) {
+        printf("  => NOT recoverable: the files do not add up to the committed checkpoint\n");
+        return R_NO;
+    }
     if (no > 0)
         printf("  => NOT recoverable: %d of %d ranks cannot be restored\n", no, j->c->nranks);
     else

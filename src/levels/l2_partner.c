@@ -4,8 +4,10 @@
  * its partner; afterwards the lost partner copies are re-sent, so the
  * checkpoint survives a second failure as well as the first.
  */
+#include <stdio.h>
 #include <unistd.h>
 
+#include "ckpt_expect.h"
 #include "checkpoint.h"
 #include "fault.h"
 #include "levels.h"
@@ -34,41 +36,71 @@ static fti_err l2_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *r)
     return e;
 }
 
+/* Rank `rank`'s data of c, found at path in the role `role`. */
+static int valid_copy(const fti_ctx *ctx, const fti_commit *c, int rank, const char *role,
+                      const char *path)
+{
+    fti_expect x;
+    fti_expect_data(&x, c, rank, ctx->dirs.exec_id, role);
+    return fti_expect_valid(&x, path, NULL);
+}
+
+/* The partner of a member that lost its file sends the copy back; the
+ * receiver writes it beside its local file (fti_path_rebuilt). */
 static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
+    ctx->rec.extra_ok = 0;
     if (need_partner(ctx) != FTI_E_OK)
         return FTI_E_CONFIG;
     fti_ring r;
     fti_ring_of(ctx, &r);
-    size_t chunk = (size_t)ctx->cfg.transfer_size;
-    char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
-    fti_path_local(&ctx->dirs, mine, 2, c->slot, ctx->topo.app_rank);
+    char copy[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
+    fti_path_rebuilt(&ctx->dirs, rebuilt, 2, c->slot, ctx->topo.app_rank);
     fti_path_partner(&ctx->dirs, copy, c->slot, r.app_rank[r.left]);
     int own[32], held[32];
+    ctx->rec.extra_ok = valid_copy(ctx, c, r.app_rank[r.left], "L2 partner copy", copy);
     fti_ring_allgather(&r, own_ok, own);
-    fti_ring_allgather(&r, fti_file_valid(copy, c->seq), held);
-
-    /* 1: the partner of a member that lost its file sends the copy back. */
+    fti_ring_allgather(&r, ctx->rec.extra_ok, held);
     int p = r.pos;
     int send = !own[r.left] && held[p];
     int recv = !own[p] && held[r.right];
     if (send || recv) /* pairs that move nothing skip the transfer, both sides alike */
-        fti_ring_transfer(&r, copy, send ? r.left : MPI_PROC_NULL, mine, recv ? r.right : MPI_PROC_NULL, chunk);
-    int ok = own_ok || (recv && fti_file_valid(mine, c->seq));
-    if (!ok)
-        fti_fail(FTI_E_MISSING, "L2: local file %s lost, and its partner copy on node %d is lost too",
-                 mine, ctx->topo.group * r.size + r.right);
+        fti_ring_transfer(&r, copy, send ? r.left : MPI_PROC_NULL, rebuilt,
+                          recv ? r.right : MPI_PROC_NULL, (size_t)ctx->cfg.transfer_size);
+    if (own_ok)
+        return FTI_E_OK;
+    if (recv && valid_copy(ctx, c, ctx->topo.app_rank, "L2 partner copy received as", rebuilt))
+        return FTI_E_OK;
+    if (recv) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", fti_last_error());
+        unlink(rebuilt);
+        return fti_fail(FTI_E_CORRUPT, "L2: local file lost; the copy from node %d is not usable: %s",
+                        ctx->topo.group * r.size + r.right, why);
+    }
+    char mine[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, mine, 2, c->slot, ctx->topo.app_rank);
+    return fti_fail(FTI_E_MISSING, "L2: local file %s lost, and its partner copy on node %d is lost "
+                    "too", mine, ctx->topo.group * r.size + r.right);
+}
 
-    /* 2: members that lost their partner copy get it again. */
-    int now[32];
-    fti_ring_allgather(&r, ok, now);
-    send = !held[r.right] && now[p] && now[r.right];
-    recv = !held[p] && now[r.left] && now[p];
-    if (send || recv)
-        if (fti_ring_transfer(&r, mine, send ? r.right : MPI_PROC_NULL, copy,
-                              recv ? r.left : MPI_PROC_NULL, chunk) != FTI_E_OK)
-            fti_log(FTI_LOG_WARN, "L2: could not restore the partner copy %s", copy);
-    return ok ? FTI_E_OK : FTI_E_MISSING;
+/* Members that lost their partner copy get it again, and check it. */
+static void l2_reprotect(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_ring r;
+    fti_ring_of(ctx, &r);
+    char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, mine, 2, c->slot, ctx->topo.app_rank);
+    fti_path_partner(&ctx->dirs, copy, c->slot, r.app_rank[r.left]);
+    int held[32];
+    fti_ring_allgather(&r, ctx->rec.extra_ok, held);
+    int send = !held[r.right], recv = !held[r.pos];
+    if (!send && !recv)
+        return;
+    fti_err e = fti_ring_transfer(&r, mine, send ? r.right : MPI_PROC_NULL, copy,
+                                  recv ? r.left : MPI_PROC_NULL, (size_t)ctx->cfg.transfer_size);
+    if (recv && (e != FTI_E_OK || !valid_copy(ctx, c, r.app_rank[r.left], "L2 partner copy", copy)))
+        fti_log(FTI_LOG_WARN, "L2: could not restore the partner copy %s", copy);
 }
 
 static void l2_remove(fti_ctx *ctx, int slot)
@@ -80,4 +112,6 @@ static void l2_remove(fti_ctx *ctx, int slot)
     unlink(copy);
 }
 
-const fti_level_ops fti_l2_ops = {2, "L2 partner copy", l2_post, l2_rebuild, l2_remove};
+const fti_level_ops fti_l2_ops = {.level = 2, .name = "L2 partner copy", .post = l2_post,
+                                  .rebuild = l2_rebuild, .reprotect = l2_reprotect,
+                                  .remove = l2_remove};

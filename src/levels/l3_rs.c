@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "ckpt_expect.h"
 #include "fault.h"
 #include "fio.h"
 #include "gf_region.h"
@@ -40,7 +41,9 @@ typedef struct l3_job {
     uint64_t size[MAX_G];   /* members' local file sizes */
     uint64_t smax;
     size_t chunk;           /* multiple of FTI_GF_ALIGN */
+    uint64_t exec_tag;      /* written into the parity headers */
     char data_path[FTI_PATH_MAX], parity_path[FTI_PATH_MAX];
+    char rebuilt_path[FTI_PATH_MAX]; /* where a lost data file is decoded to */
 } l3_job;
 
 static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring, l3_job *j)
@@ -62,6 +65,8 @@ static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring,
     j->chunk = fti_gf_round((size_t)ctx->cfg.block_size);
     fti_path_local(&ctx->dirs, j->data_path, 3, c->slot, ring->app_rank[ring->pos]);
     fti_path_parity(&ctx->dirs, j->parity_path, c->slot, ring->app_rank[ring->pos]);
+    fti_path_rebuilt(&ctx->dirs, j->rebuilt_path, 3, c->slot, ring->app_rank[ring->pos]);
+    j->exec_tag = fti_exec_tag(ctx->dirs.exec_id);
     return FTI_E_OK;
 }
 
@@ -86,6 +91,7 @@ static void parity_header(const l3_job *j, const fti_commit *c, int rank, fti_fi
     h->ckpt_id = c->id;
     h->level = 3;
     h->rank = (uint32_t)rank;
+    h->exec_tag = j->exec_tag;
     h->nvars = 2;
     h->data_offset = fti_file_header_size(2);
     h->vars = e;
@@ -222,19 +228,21 @@ static fti_err l3_post_op(fti_ctx *ctx, const fti_commit *c, const fti_ring *rin
 
 /* ---- decode --------------------------------------------------------------- */
 
-/* This member's parity file, verified; its manifest fills j->size. */
-static int load_parity(l3_job *j, uint64_t seq, uint64_t *parity_off)
+/* This member's parity file, verified against what the commit record says
+ * (another group's or checkpoint's parity counts as lost); its manifest
+ * fills j->size. */
+static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c, uint64_t *parity_off)
 {
     fti_file_header h;
+    fti_expect x;
+    fti_expect_parity(&x, c, j->r.app_rank[j->r.pos], j->G, ctx->dirs.exec_id);
     fti_log_quiet(1);
-    int ok = fti_file_verify(j->parity_path, seq, 1, &h) == FTI_E_OK;
+    int ok = fti_expect_file(&x, j->parity_path, 1, &h) == FTI_E_OK;
     fti_log_quiet(0);
     if (!ok)
         return 0;
-    ok = h.kind == FTI_KIND_PARITY && h.nvars == 2 && h.vars[0].id == MANIFEST_ID &&
-         h.vars[0].count == (uint64_t)j->G && h.vars[1].id == PARITY_ID;
     unsigned char man[8 * MAX_G];
-    int fd = ok ? open(j->parity_path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = open(j->parity_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fti_pread_full(fd, man, 8 * (size_t)j->G, (off_t)h.vars[0].offset) != 0)
         ok = 0;
     for (int i = 0; ok && i < j->G; i++) {
@@ -342,6 +350,8 @@ static fti_err lost_too_many(const fti_ctx *ctx, const l3_job *j, const int *own
                     j->G / 2);
 }
 
+static fti_err check_decoded(fti_ctx *ctx, const fti_commit *c, const l3_job *j);
+
 static fti_err rebuild_data(fti_ctx *ctx, const fti_commit *c, l3_job *j, const int *own,
                             const int *par, uint64_t parity_off)
 {
@@ -352,18 +362,31 @@ static fti_err rebuild_data(fti_ctx *ctx, const fti_commit *c, l3_job *j, const 
     decode_io io = {-1, -1, -1, parity_off};
     io.data_fd = own[p] ? open(j->data_path, O_RDONLY | O_CLOEXEC) : -1;
     io.parity_fd = par[p] ? open(j->parity_path, O_RDONLY | O_CLOEXEC) : -1;
-    io.out_fd = own[p] ? -1 : open(j->data_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    io.out_fd = own[p] ? -1 : open(j->rebuilt_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
     int err = decode(j, &io, pick, inv, own);
     if (!own[p] && !err && (io.out_fd < 0 || fti_fsync(io.out_fd) != 0))
         err = errno ? errno : EIO;
     if (io.data_fd >= 0) close(io.data_fd);
     if (io.parity_fd >= 0) close(io.parity_fd);
     if (io.out_fd >= 0) close(io.out_fd);
+    if (!own[p] && err)
+        unlink(j->rebuilt_path);
     if (err)
         return fti_fail(FTI_E_IO, "L3: rebuilding %s: %s", j->data_path, strerror(err));
-    if (!own[p] && !fti_file_valid(j->data_path, c->seq))
-        return fti_fail(FTI_E_CORRUPT, "L3: rebuilt %s does not verify", j->data_path);
-    return FTI_E_OK;
+    return own[p] ? FTI_E_OK : check_decoded(ctx, c, j);
+}
+
+/* The decoded file must be this rank's data of c, every byte. */
+static fti_err check_decoded(fti_ctx *ctx, const fti_commit *c, const l3_job *j)
+{
+    fti_expect x;
+    fti_expect_data(&x, c, j->r.app_rank[j->r.pos], ctx->dirs.exec_id, "L3 decoded file");
+    if (fti_expect_valid(&x, j->rebuilt_path, NULL))
+        return FTI_E_OK;
+    char why[600];
+    snprintf(why, sizeof why, "%s", fti_last_error());
+    unlink(j->rebuilt_path);
+    return fti_fail(FTI_E_CORRUPT, "L3: rebuilt %s does not verify: %s", j->data_path, why);
 }
 
 static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
@@ -371,33 +394,43 @@ static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     l3_job j;
     fti_ring ring;
     fti_ring_of(ctx, &ring);
+    ctx->rec.extra_ok = 0;
     fti_err e = job_init(ctx, c, &ring, &j);
     if (e != FTI_E_OK)
         return e;
     uint64_t parity_off = 0;
-    int own[MAX_G], par[MAX_G], lost = 0, lost_parity = 0;
-    int have_parity = load_parity(&j, c->seq, &parity_off);
+    int own[MAX_G], par[MAX_G], lost = 0, root = -1;
+    ctx->rec.extra_ok = load_parity(ctx, &j, c, &parity_off);
     fti_ring_allgather(&j.r, own_ok, own);
-    fti_ring_allgather(&j.r, have_parity, par);
-    int root = -1;
+    fti_ring_allgather(&j.r, ctx->rec.extra_ok, par);
     for (int i = 0; i < j.G; i++) {
         lost += !own[i];
-        lost_parity += !par[i];
         if (par[i] && root < 0)
             root = i;
     }
     if (lost && root < 0)
         return lost_too_many(ctx, &j, own, par);
-    if (lost) {
-        MPI_Bcast(j.size, j.G, MPI_UINT64_T, root, j.r.comm); /* sizes of the lost files */
-        set_smax(&j);
-        e = rebuild_data(ctx, c, &j, own, par, parity_off);
+    if (!lost)
+        return FTI_E_OK;
+    MPI_Bcast(j.size, j.G, MPI_UINT64_T, root, j.r.comm); /* sizes of the lost files */
+    set_smax(&j);
+    return rebuild_data(ctx, c, &j, own, par, parity_off);
+}
+
+/* With every data file back, parity that was lost is simply encoded again. */
+static void l3_reprotect(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_ring ring;
+    fti_ring_of(ctx, &ring);
+    int par[MAX_G], lost_parity = 0;
+    fti_ring_allgather(&ring, ctx->rec.extra_ok, par);
+    for (int i = 0; i < ring.size; i++)
+        lost_parity += !par[i];
+    if (lost_parity && l3_post(ctx, c, &ring) != FTI_E_OK) {
+        char path[FTI_PATH_MAX];
+        fti_path_parity(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+        fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", path);
     }
-    /* With every data file back, parity that was lost is simply encoded again. */
-    if (fti_all_ok(j.r.comm, e == FTI_E_OK) && lost_parity &&
-        l3_post(ctx, c, &ring) != FTI_E_OK)
-        fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", j.parity_path);
-    return e;
 }
 
 static void l3_remove(fti_ctx *ctx, int slot)
@@ -407,4 +440,6 @@ static void l3_remove(fti_ctx *ctx, int slot)
     unlink(path);
 }
 
-const fti_level_ops fti_l3_ops = {3, "L3 Reed-Solomon", l3_post_op, l3_rebuild, l3_remove};
+const fti_level_ops fti_l3_ops = {.level = 3, .name = "L3 Reed-Solomon", .post = l3_post_op,
+                                  .rebuild = l3_rebuild, .reprotect = l3_reprotect,
+                                  .remove = l3_remove};

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ckpt_expect.h"
 #include "fault.h"
 #include "fio.h"
 #include "fti.h"
@@ -112,21 +113,17 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
     return e;
 }
 
-/* The restored file must be a valid checkpoint file of c, every byte. */
-static fti_err verify_restored(const char *local, const fti_commit *c, const char *who,
-                               const char *src_name)
+/* The restored file must be rank's data of c, every byte. */
+static fti_err verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
+                               const char *who, const char *src_name)
 {
-    fti_file_header h;
-    fti_log_quiet(1);
-    fti_err e = fti_file_verify(local, c->seq, 1, &h);
-    fti_log_quiet(0);
-    if (e == FTI_E_OK) {
-        fti_file_header_free(&h);
+    fti_expect x;
+    fti_expect_data(&x, c, rank, ctx->dirs.exec_id, "file restored from the L4 copy,");
+    if (fti_expect_valid(&x, path, NULL))
         return FTI_E_OK;
-    }
-    char why[512];
+    char why[600];
     snprintf(why, sizeof why, "%s", fti_last_error()); /* fti_fail overwrites it */
-    return fti_fail(FTI_E_CORRUPT, "%s: global copy %s is corrupt: %s", who, src_name, why);
+    return fti_fail(FTI_E_CORRUPT, "%s: global copy %s is not usable: %s", who, src_name, why);
 }
 
 fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
@@ -134,25 +131,24 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
 {
     fti_l4_who who;
     fti_l4_who_of(&who, rank);
-    char local[FTI_PATH_MAX];
-    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
-    fti_l4_names nm = {who.s, src_name, local};
-    int fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    char rebuilt[FTI_PATH_MAX];
+    fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
+    fti_l4_names nm = {who.s, src_name, rebuilt};
+    int fd = open(rebuilt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
     if (fd < 0)
-        return fti_fail(FTI_E_IO, "%s: cannot create the local file %s: %s", who.s, local,
-                        strerror(errno));
+        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", who.s, rebuilt, strerror(errno));
     fti_l4_io dst;
     fti_l4_io_fd(&dst, &fd);
     uint64_t size = 0;
     fti_err e = c->codec == FTI_CODEC_NONE ? fti_l4_copy(src, avail, &dst, fti_l4_chunk(ctx), &nm)
                                            : fti_l4_decode(src, avail, &dst, &nm, &size);
     if (e == FTI_E_OK && fti_fsync(fd) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, local, strerror(errno));
+        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
-        e = verify_restored(local, c, who.s, src_name);
+        e = verify_restored(ctx, rebuilt, c, rank, who.s, src_name);
     if (e != FTI_E_OK)
-        unlink(local);
+        unlink(rebuilt);
     return e;
 }
 
@@ -261,4 +257,6 @@ static void l4_remove(fti_ctx *ctx, int slot)
         fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
 }
 
-const fti_level_ops fti_l4_ops = {4, "L4 global", l4_post, l4_rebuild, l4_remove};
+const fti_level_ops fti_l4_ops = {.level = 4, .name = "L4 global", .post = l4_post,
+                                  .rebuild = l4_rebuild, .reprotect = NULL,
+                                  .remove = l4_remove};

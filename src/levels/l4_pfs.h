@@ -33,9 +33,10 @@ void fti_l4_temp_path(char *out, const char *path, const char *tag);
 fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *local,
                     const char *dst, uint64_t *out_size);
 
-/* Restores this rank's local file of c from src (`avail` bytes, as stored
- * by fti_l4_pack), then verifies it fully. On failure the half-restored
- * local file is removed (the source never is); the error names src_name. */
+/* Restores rank's local file of c from src (`avail` bytes, as stored by
+ * fti_l4_pack) at fti_path_rebuilt, then verifies it fully against the
+ * commit record (fti_expect). On failure the half-restored file is removed
+ * (the source never is); the error names src_name. */
 fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
                        uint64_t avail, const char *src_name);
 

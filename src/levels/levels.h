@@ -19,9 +19,16 @@ typedef struct fti_level_ops {
      * member's result. */
     fti_err (*post)(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring);
     /* Collective: own_ok says whether this rank's local file of c is valid.
-     * Rebuilds lost local files; returns FTI_E_OK on this rank when its local
-     * file is valid afterwards. Must not hang when other ranks fail. */
+     * Rebuilds a lost local file at fti_path_rebuilt (never over the local
+     * file); returns FTI_E_OK on this rank when its local file is valid or
+     * was rebuilt there and verified. Sets ctx->rec.extra_ok (this rank's
+     * partner copy or parity file is valid). Writes nothing else. Must not
+     * hang when other ranks fail. */
     fti_err (*rebuild)(fti_ctx *ctx, const fti_commit *c, int own_ok);
+    /* Collective, after every rank's local file of c is in place (the
+     * checkpoint was chosen): re-creates this level's lost extra files
+     * (partner copies, parity). NULL when there are none to re-create. */
+    void (*reprotect)(fti_ctx *ctx, const fti_commit *c);
     /* Removes this level's extra files for `slot` (local; keep_last_ckpt=0). */
     void (*remove)(fti_ctx *ctx, int slot);
 } fti_level_ops;

@@ -1,0 +1,145 @@
+#include "ckpt_expect.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integrity.h"
+#include "log.h"
+
+#define L3_MANIFEST_ID (-1) /* the parity file's entries (docs/FORMAT.md) */
+#define L3_PARITY_ID (-2)
+
+uint64_t fti_exec_tag(const char *exec_id)
+{
+    uint64_t h = fti_hash_buffer(exec_id, strlen(exec_id));
+    return h != 0 ? h : 1;
+}
+
+void fti_expect_data(fti_expect *x, const fti_commit *c, int rank, const char *exec_id,
+                     const char *role)
+{
+    memset(x, 0, sizeof *x);
+    x->kind = FTI_KIND_DATA;
+    x->level = (uint32_t)c->level;
+    x->rank = (uint32_t)rank;
+    x->seq = c->seq;
+    x->ckpt_id = c->id;
+    x->exec_tag = fti_exec_tag(exec_id);
+    x->role = role;
+}
+
+void fti_expect_parity(fti_expect *x, const fti_commit *c, int holder, int group,
+                       const char *exec_id)
+{
+    fti_expect_data(x, c, holder, exec_id, "L3 parity file");
+    x->kind = FTI_KIND_PARITY;
+    x->group = (uint32_t)group;
+}
+
+static fti_err differs(const fti_expect *x, const char *path, const char *got, const char *want)
+{
+    return fti_fail(FTI_E_CORRUPT, "%s %s: holds %s, expected %s", x->role, path, got, want);
+}
+
+static int parity_shape_ok(const fti_expect *x, const fti_file_header *h)
+{
+    return h->nvars == 2 && h->vars[0].id == L3_MANIFEST_ID && h->vars[0].elem_size == 8 &&
+           h->vars[0].count == x->group && h->vars[1].id == L3_PARITY_ID;
+}
+
+/* Whose file it is, of which job and level: a file that fails this was
+ * put there, it is not merely stale. */
+static fti_err check_identity(const fti_expect *x, const fti_file_header *h, const char *path)
+{
+    static const char *kinds[] = {"unknown", "data", "parity"};
+    const char *what = kinds[x->kind <= 2 ? x->kind : 0];
+    char got[96], want[96];
+    if (h->kind != x->kind) {
+        snprintf(got, sizeof got, "%s (file kind %u)", kinds[h->kind <= 2 ? h->kind : 0], h->kind);
+        return differs(x, path, got, what);
+    }
+    if (h->rank != x->rank) {
+        snprintf(got, sizeof got, "the %s of rank %u", what, h->rank);
+        snprintf(want, sizeof want, "rank %u's (another rank's file)", x->rank);
+        return differs(x, path, got, want);
+    }
+    if (h->exec_tag != 0 && h->exec_tag != x->exec_tag)
+        return differs(x, path, "the files of another job (exec id)", "this job's");
+    if (h->level != x->level) {
+        snprintf(got, sizeof got, "level %u %s", h->level, what);
+        snprintf(want, sizeof want, "level %u", x->level);
+        return differs(x, path, got, want);
+    }
+    return FTI_E_OK;
+}
+
+/* Which checkpoint, and for parity the group's shape. */
+static fti_err check_checkpoint(const fti_expect *x, const fti_file_header *h, const char *path)
+{
+    char got[96], want[96];
+    if (h->seq != x->seq) {
+        snprintf(got, sizeof got, "checkpoint #%" PRIu64, h->seq);
+        snprintf(want, sizeof want, "#%" PRIu64 " (stale file)", x->seq);
+        return differs(x, path, got, want);
+    }
+    if (h->ckpt_id != x->ckpt_id) {
+        snprintf(got, sizeof got, "checkpoint id %" PRId64, h->ckpt_id);
+        snprintf(want, sizeof want, "id %" PRId64 " of the commit record", x->ckpt_id);
+        return differs(x, path, got, want);
+    }
+    if (x->kind == FTI_KIND_PARITY && !parity_shape_ok(x, h)) {
+        snprintf(want, sizeof want, "the parity of a group of %u nodes", x->group);
+        return differs(x, path, "parity of another shape", want);
+    }
+    return FTI_E_OK;
+}
+
+fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const char *path)
+{
+    fti_err e = check_identity(x, h, path);
+    return e != FTI_E_OK ? e : check_checkpoint(x, h, path);
+}
+
+fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_file_header *hdr)
+{
+    fti_file_header h;
+    fti_err e = fti_file_verify(path, 0, full, &h);
+    if (e != FTI_E_OK)
+        return e;
+    e = fti_expect_header(x, &h, path);
+    if (e == FTI_E_OK && hdr != NULL)
+        *hdr = h;
+    else
+        fti_file_header_free(&h);
+    return e;
+}
+
+int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size)
+{
+    fti_file_header h;
+    fti_log_quiet(1);
+    fti_err e = fti_file_verify(path, 0, 1, &h);
+    int foreign = 0;
+    if (e == FTI_E_OK) {
+        foreign = (e = check_identity(x, &h, path)) != FTI_E_OK;
+        if (e == FTI_E_OK)
+            e = check_checkpoint(x, &h, path);
+        if (e == FTI_E_OK && size != NULL)
+            *size = h.file_size;
+        fti_file_header_free(&h);
+    }
+    fti_log_quiet(0);
+    if (foreign) /* someone put it there: say so, whatever the level reports */
+        fti_log(FTI_LOG_WARN, "refused: %s", fti_last_error());
+    return e == FTI_E_OK;
+}
+
+fti_err fti_expect_total(const fti_commit *c, uint64_t total)
+{
+    if (total == c->bytes)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_CORRUPT, "checkpoint #%" PRIu64 ": the ranks' files hold %" PRIu64
+                    " bytes together, the commit record says %" PRIu64 " (files of another run?)",
+                    c->seq, total, c->bytes);
+}

@@ -1,0 +1,294 @@
+/*
+ * test_ckpt_expect.c - the rules that decide whether a checkpoint file may
+ * be restored for a rank (src/ckpt_expect.c), shared by recovery and
+ * fti-ckpt: a file of another rank, job, level, checkpoint or kind is
+ * rejected with FTI_E_CORRUPT and a message naming the file, its role and
+ * what it holds; the rank's own file passes; sizes must add up to the
+ * commit record's.
+ */
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ckpt_expect.h"
+#include "log.h"
+#include "registry.h"
+
+#define SEQ 7
+#define ID 42
+#define RANK 1
+#define EXEC "job-a"
+
+static char scratch[1024];
+static const fti_commit commit = {.valid = 1, .level = 2, .slot = 0, .nranks = 4, .seq = SEQ,
+                                  .id = ID, .bytes = 0};
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(p);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    const char *base = getenv("FTI_TEST_DIR");
+    base = base ? base : "/tmp";
+    mkdir(base, 0700);
+    snprintf(scratch, sizeof scratch, "%s/expXXXXXX", base);
+    fti_log_quiet(1); /* expected rejections */
+    return mkdtemp(scratch) == NULL ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    fti_log_quiet(0);
+    return nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A data file as the library writes it: rank's two variables of checkpoint
+ * (seq, id, level), tagged with exec's tag (NULL: untagged, as written
+ * before headers carried the tag). Returns its size. */
+static uint64_t write_file(const char *path, int rank, uint64_t seq, int64_t id, int level,
+                           const char *exec)
+{
+    static int a[300];
+    static double b[1000];
+    for (int i = 0; i < 300; i++)
+        a[i] = rank * 1000 + i;
+    for (int i = 0; i < 1000; i++)
+        b[i] = rank + i * 0.5;
+    fti_registry reg;
+    fti_file_header h;
+    memset(&h, 0, sizeof h);
+    h.seq = seq;
+    h.ckpt_id = id;
+    h.level = (uint32_t)level;
+    h.rank = (uint32_t)rank;
+    h.exec_tag = exec != NULL ? fti_exec_tag(exec) : 0;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 0, a, 300, 2), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 1, b, 1000, 9), FTI_E_OK);
+    assert_int_equal(fti_file_write(path, &reg, &h, 1 << 20), FTI_E_OK);
+    uint64_t size = h.file_size;
+    fti_file_header_free(&h);
+    fti_registry_free(&reg);
+    return size;
+}
+
+static void path_of(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "%s/%s", scratch, name);
+}
+
+static void expect_rank1(fti_expect *x, const char *role)
+{
+    fti_expect_data(x, &commit, RANK, EXEC, role);
+}
+
+/* The file is rejected, and the message names it, the role and `what`. */
+static void assert_rejected(const fti_expect *x, const char *path, const char *what)
+{
+    fti_clear_error();
+    assert_int_equal(fti_expect_file(x, path, 1, NULL), FTI_E_CORRUPT);
+    const char *msg = fti_last_error();
+    if (strstr(msg, path) == NULL || strstr(msg, x->role) == NULL || strstr(msg, what) == NULL)
+        fail_msg("message '%s' should name %s, '%s' and '%s'", msg, path, x->role, what);
+    assert_int_equal(fti_expect_valid(x, path, NULL), 0);
+}
+
+static void test_own_file_accepted(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    fti_file_header h;
+    uint64_t size = 0;
+    path_of(path, sizeof path, "own.fti");
+    uint64_t written = write_file(path, RANK, SEQ, ID, 2, EXEC);
+    expect_rank1(&x, "own file");
+    assert_int_equal(fti_expect_file(&x, path, 1, &h), FTI_E_OK);
+    assert_int_equal(h.rank, RANK);
+    assert_int_equal(h.seq, SEQ);
+    assert_int_equal(h.nvars, 2);
+    fti_file_header_free(&h);
+    assert_int_equal(fti_expect_valid(&x, path, &size), 1);
+    assert_int_equal(size, written);
+}
+
+static void test_other_rank_rejected(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "rank2.fti");
+    write_file(path, 2, SEQ, ID, 2, EXEC); /* valid in every checksum */
+    expect_rank1(&x, "L2 partner copy");
+    assert_rejected(&x, path, "rank 2");
+    assert_non_null(strstr(fti_last_error(), "rank 1's"));
+}
+
+static void test_other_job_rejected(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "jobb.fti");
+    write_file(path, RANK, SEQ, ID, 2, "job-b");
+    expect_rank1(&x, "own file");
+    assert_rejected(&x, path, "another job");
+}
+
+static void test_untagged_file_accepted(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "untagged.fti");
+    write_file(path, RANK, SEQ, ID, 2, NULL);
+    expect_rank1(&x, "own file");
+    assert_int_equal(fti_expect_file(&x, path, 1, NULL), FTI_E_OK);
+}
+
+static void test_other_level_seq_id_rejected(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    expect_rank1(&x, "L4 copy");
+    path_of(path, sizeof path, "level.fti");
+    write_file(path, RANK, SEQ, ID, 4, EXEC);
+    assert_rejected(&x, path, "level 4");
+    path_of(path, sizeof path, "stale.fti");
+    write_file(path, RANK, SEQ - 2, ID, 2, EXEC);
+    assert_rejected(&x, path, "stale");
+    path_of(path, sizeof path, "id.fti");
+    write_file(path, RANK, SEQ, ID + 1, 2, EXEC);
+    assert_rejected(&x, path, "id 43");
+}
+
+static void test_identity_checked_before_sequence(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "rank3-old.fti");
+    write_file(path, 3, SEQ - 1, ID, 2, EXEC);
+    expect_rank1(&x, "own file");
+    assert_rejected(&x, path, "rank 3"); /* says whose file, not merely "stale" */
+}
+
+static void test_damaged_and_missing(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    expect_rank1(&x, "own file");
+    path_of(path, sizeof path, "absent.fti");
+    assert_int_equal(fti_expect_file(&x, path, 1, NULL), FTI_E_MISSING);
+    path_of(path, sizeof path, "flipped.fti");
+    uint64_t size = write_file(path, RANK, SEQ, ID, 2, EXEC);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, (long)size - 5, SEEK_SET);
+    fputc(0x5A, f);
+    fclose(f);
+    assert_int_equal(fti_expect_file(&x, path, 1, NULL), FTI_E_CORRUPT);
+    assert_int_equal(fti_expect_file(&x, path, 0, NULL), FTI_E_OK); /* header only */
+}
+
+static void test_tag_stored_in_header(void **state)
+{
+    (void)state;
+    char path[1200];
+    unsigned char b[80];
+    path_of(path, sizeof path, "tag.fti");
+    write_file(path, RANK, SEQ, ID, 2, EXEC);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, sizeof b, f), sizeof b);
+    fclose(f);
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | b[72 + i];
+    assert_int_equal(v, fti_exec_tag(EXEC));
+    assert_true(fti_exec_tag(EXEC) != 0);
+    assert_true(fti_exec_tag("job-a") != fti_exec_tag("job-b"));
+}
+
+/* Parity headers, in memory: kind, holder and group size. */
+static void parity_header(fti_file_header *h, fti_file_entry e[2], uint32_t holder, uint64_t group)
+{
+    memset(h, 0, sizeof *h);
+    memset(e, 0, 2 * sizeof *e);
+    h->kind = FTI_KIND_PARITY;
+    h->seq = SEQ;
+    h->ckpt_id = ID;
+    h->level = 3;
+    h->rank = holder;
+    h->exec_tag = fti_exec_tag(EXEC);
+    h->nvars = 2;
+    h->vars = e;
+    e[0] = (fti_file_entry){.id = -1, .elem_size = 8, .count = group};
+    e[1] = (fti_file_entry){.id = -2, .elem_size = 1};
+}
+
+static void test_parity_rules(void **state)
+{
+    (void)state;
+    fti_commit c3 = commit;
+    c3.level = 3;
+    fti_expect x;
+    fti_file_header h;
+    fti_file_entry e[2];
+    fti_expect_parity(&x, &c3, 1, 4, EXEC);
+    parity_header(&h, e, 1, 4);
+    assert_int_equal(fti_expect_header(&x, &h, "p1"), FTI_E_OK);
+    parity_header(&h, e, 5, 4); /* the same position in another group */
+    assert_int_equal(fti_expect_header(&x, &h, "p5"), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "parity of rank 5"));
+    parity_header(&h, e, 1, 2);
+    assert_int_equal(fti_expect_header(&x, &h, "p-g2"), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "group of 4"));
+    parity_header(&h, e, 1, 4);
+    h.kind = FTI_KIND_DATA; /* a data file where parity belongs */
+    assert_int_equal(fti_expect_header(&x, &h, "pd"), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "L3 parity file pd: holds data"));
+}
+
+static void test_total_size(void **state)
+{
+    (void)state;
+    fti_commit c = commit;
+    c.bytes = 4 * 12288;
+    assert_int_equal(fti_expect_total(&c, 4 * 12288), FTI_E_OK);
+    assert_int_equal(fti_expect_total(&c, 4 * 12288 + 4096), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "commit record says 49152"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_own_file_accepted),
+        cmocka_unit_test(test_other_rank_rejected),
+        cmocka_unit_test(test_other_job_rejected),
+        cmocka_unit_test(test_untagged_file_accepted),
+        cmocka_unit_test(test_other_level_seq_id_rejected),
+        cmocka_unit_test(test_identity_checked_before_sequence),
+        cmocka_unit_test(test_damaged_and_missing),
+        cmocka_unit_test(test_tag_stored_in_header),
+        cmocka_unit_test(test_parity_rules),
+        cmocka_unit_test(test_total_size),
+    };
+    return cmocka_run_group_tests_name("ckpt_expect", tests, group_setup, group_teardown);
+}
