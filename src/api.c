@@ -17,6 +17,7 @@
 #include "fio.h"
 #include "levels/levels.h"
 #include "log.h"
+#include "metrics.h"
 #include "post.h"
 #include "recover.h"
 #include "staging.h"
@@ -161,8 +162,9 @@ int FTI_Finalize(void)
     if (ctx == NULL)
         return FTI_NSCS;
     fti_err e = fti_post_wait(ctx);
-    if (e == FTI_E_OK && !ctx->cfg.keep_last_ckpt)
-        e = fti_remove_checkpoints(ctx);
+    fti_metrics_flush_restore(ctx);
+    if (e == FTI_E_OK)
+        e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     release(ctx);
     /* Our communicators are freed; the application keeps a valid handle:
      * the one it gave us (without heads, it has the same ranks). */
@@ -267,7 +269,8 @@ int FTI_getIDFromString(const char *name)
     fti_ctx *ctx = ready("FTI_getIDFromString");
     if (ctx == NULL)
         return FTI_NSCS;
-    return fti_registry_get_name(&ctx->reg, name);
+    int id = fti_registry_get_name(&ctx->reg, name);
+    return id >= 0 ? id : fti_recover_name_id(ctx, name);
 }
 
 /* ---- checkpoint -------------------------------------------------------------- */
