@@ -191,8 +191,12 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
 {
     fti_commit cand[8];
     int n = fti_meta_candidates(&ctx->meta, cand);
-    if (ctx->cfg.keep_all_levels || n == 0 || cand[0].level == 4 || fti_level(4) == NULL)
+    if (ctx->cfg.keep_all_levels || n == 0 || fti_level(4) == NULL)
         return FTI_E_OK;
+    if (cand[0].level == 4) { /* on the global file system already: local storage is emptied */
+        fti_prune_local(ctx, 1, !ctx->cfg.l4_local_copy);
+        return FTI_E_OK;
+    }
     fti_commit c = cand[0]; /* the newest: what a restart would restore */
     c.level = 4;
     c.slot = next_slot(&ctx->meta, 4);

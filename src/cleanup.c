@@ -47,15 +47,22 @@ int fti_prunes_after(const fti_config *cfg, int level)
     return (level >= 2 && !cfg->keep_all_levels) || (level == 4 && !cfg->l4_local_copy);
 }
 
+void fti_prune_local(fti_ctx *ctx, int below, int l4)
+{
+    /* Every rank of the node has read what it needs of its files (its
+     * header, for FTI_Recover) before they go, and none writes its next
+     * local file before they are gone. */
+    MPI_Barrier(ctx->topo.app);
+    if (ctx->topo.node_pos == 0)
+        remove_local_levels(ctx->dirs.local, below, l4);
+    MPI_Barrier(ctx->topo.app);
+}
+
 void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)
 {
-    if (!fti_prunes_after(&ctx->cfg, c->level))
-        return;
-    int below = ctx->cfg.keep_all_levels ? 1 : c->level;
-    if (ctx->topo.node_pos == 0)
-        remove_local_levels(ctx->dirs.local, below, c->level == 4 && !ctx->cfg.l4_local_copy);
-    /* No rank of the node writes its next local file before they are gone. */
-    MPI_Barrier(ctx->topo.app);
+    if (fti_prunes_after(&ctx->cfg, c->level))
+        fti_prune_local(ctx, ctx->cfg.keep_all_levels ? 1 : c->level,
+                        c->level == 4 && !ctx->cfg.l4_local_copy);
 }
 
 void fti_remove_ckpt_files(const char *dir)

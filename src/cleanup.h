@@ -17,6 +17,11 @@ fti_err fti_remove_checkpoints(fti_ctx *ctx);
  * already forgot them. Collective over the application ranks. */
 void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c);
 
+/* Removes the local files of levels below `below`, and of level 4 when l4
+ * is set (no commit names them any more). Collective over the application
+ * ranks. */
+void fti_prune_local(fti_ctx *ctx, int below, int l4);
+
 /* Whether a committed checkpoint of `level` removes older local files. */
 int fti_prunes_after(const fti_config *cfg, int level);
 

@@ -8,7 +8,7 @@ SEM="$FTI_BUILD_DIR/test/conformance/test_prog_sem_prog"
 NP=4
 
 # sem_config FILE [key=value...]: lib.sh's config with FTI's retention rules.
-sem_config() { write_config "$1" keep_all_levels=0 keep_last_ckpt=0 "${@:2}"; }
+sem_config() { write_config "$1" keep_all_levels=0 l4_local_copy=0 keep_last_ckpt=0 "${@:2}"; }
 
 # sem CONFIG MODE ARGS...: sem_prog on NP ranks; a hang becomes a failure.
 sem() { timeout 240 "$MPIEXEC" -n "$NP" -bind-to none "$SEM" "$@"; }
