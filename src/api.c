@@ -18,6 +18,7 @@
 #include "jobstatus.h"
 #include "levels/levels.h"
 #include "log.h"
+#include "metrics.h"
 #include "post.h"
 #include "recover.h"
 #include "staging.h"
@@ -189,8 +190,9 @@ int FTI_Finalize(void)
     if (ctx == NULL)
         return FTI_NSCS;
     fti_err e = fti_post_wait(ctx);
-    if (e == FTI_E_OK && !ctx->cfg.keep_last_ckpt)
-        e = fti_remove_checkpoints(ctx);
+    fti_metrics_flush_restore(ctx);
+    if (e == FTI_E_OK)
+        e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
     /* Our communicators are freed; the application keeps a valid handle:
@@ -301,7 +303,8 @@ int FTI_getIDFromString(const char *name)
     fti_ctx *ctx = ready("FTI_getIDFromString");
     if (ctx == NULL)
         return FTI_NSCS;
-    return fti_registry_get_name(&ctx->reg, name);
+    int id = fti_registry_get_name(&ctx->reg, name);
+    return id >= 0 ? id : fti_recover_name_id(ctx, name);
 }
 
 /* ---- checkpoint -------------------------------------------------------------- */

@@ -4,14 +4,18 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "ckpt_expect.h"
+#include "cleanup.h"
 #include "fault.h"
+#include "fio.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "jobstatus.h"
 #include "metrics.h"
 #include "post.h"
+#include "recover.h"
 
 double fti_now(void)
 {
@@ -36,13 +40,21 @@ int fti_first_failed(MPI_Comm comm, int ok)
     return first == INT_MAX ? -1 : first;
 }
 
+/* c joins the record; the lower levels leave it when their files will be removed. */
+static void record_commit(const fti_config *cfg, fti_meta *m, const fti_commit *c)
+{
+    fti_meta_commit(m, c);
+    if (!cfg->keep_all_levels)
+        fti_meta_drop_below(m, c->level);
+}
+
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
 {
     int ok = 1;
     fti_fault_phase("before_commit");
     if (ctx->topo.app_rank == 0) {
         fti_meta next = ctx->meta;
-        fti_meta_commit(&next, c);
+        record_commit(&ctx->cfg, &next, c);
         ok = fti_meta_store(ctx->dirs.commit, &next) == FTI_E_OK;
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
@@ -50,9 +62,11 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
         return fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) not committed: rank 0 could not "
                         "write the commit record %s", (unsigned long long)c->seq, c->level,
                         ctx->dirs.commit);
-    fti_meta_commit(&ctx->meta, c);
+    record_commit(&ctx->cfg, &ctx->meta, c);
     fti_jobstatus_committed(ctx->topo.app_rank, c);
     fti_fault_phase("after_commit");
+    fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
+    fti_prune_after_commit(ctx, c);
     return FTI_E_OK;
 }
 
@@ -103,6 +117,7 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
+    fti_metrics_flush_restore(ctx); /* a collective point: FTI_Recover itself is not */
     /* The previous asynchronous post-processing must end (and commit) first. */
     fti_err e = fti_post_wait(ctx);
     if (e != FTI_E_OK)
@@ -160,5 +175,51 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
         fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
     }
     record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
+    return e;
+}
+
+/* This rank's local file of `from`, under the name of L4 checkpoint `to`:
+ * a hard link (the L1-L3 file is removed only once `to` committed). */
+static fti_err link_as_l4(fti_ctx *ctx, const fti_commit *from, const fti_commit *to)
+{
+    char src[FTI_PATH_MAX], dst[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, src, from->level, from->slot, ctx->topo.app_rank);
+    fti_path_local(&ctx->dirs, dst, 4, to->slot, ctx->topo.app_rank);
+    unlink(dst);
+    if (link(src, dst) != 0 && fti_copy_file(src, dst) != 0)
+        return fti_fail(FTI_E_IO, "keep_last_ckpt: cannot copy %s to %s: %s", src, dst,
+                        strerror(errno));
+    return FTI_E_OK;
+}
+
+fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
+{
+    fti_commit cand[8];
+    int n = fti_meta_candidates(&ctx->meta, cand);
+    if (ctx->cfg.keep_all_levels || n == 0 || fti_level(4) == NULL)
+        return FTI_E_OK;
+    if (cand[0].level == 4) { /* on the global file system already: local storage is emptied */
+        fti_prune_local(ctx, 1, !ctx->cfg.l4_local_copy);
+        return FTI_E_OK;
+    }
+    fti_commit c = cand[0]; /* the newest: what a restart would restore */
+    c.level = 4;
+    c.slot = next_slot(&ctx->meta, 4);
+    c.codec = (int)ctx->cfg.l4_codec;
+    c.io = ctx->cfg.ckpt_io;
+    fti_err e = link_as_l4(ctx, &cand[0], &c);
+    if (fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
+        fti_ring ring;
+        fti_ring_of(ctx, &ring);
+        e = fti_level(4)->post(ctx, &c, &ring);
+    }
+    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
+        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "keep_last_ckpt: checkpoint #%llu could not be "
+                                            "copied to the global directory on another rank; it "
+                                            "stays in local storage", (unsigned long long)c.seq);
+    e = fti_checkpoint_commit(ctx, &c);
+    if (e == FTI_E_OK && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_INFO, "keep_last_ckpt: checkpoint #%llu (id %lld) is now in %s",
+                (unsigned long long)c.seq, (long long)c.id, ctx->dirs.global);
     return e;
 }

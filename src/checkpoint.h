@@ -24,4 +24,11 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c);
 /* Seconds, for timing. */
 double fti_now(void);
 
+/* keep_last_ckpt = 1 at FTI_Finalize: when the newest committed checkpoint
+ * is of level 1-3, it becomes an L4 checkpoint (its local files flushed to
+ * the global directory, as FTI does), so the next job can restart on other
+ * nodes; its local files then go. Not with keep_all_levels = 1. Collective
+ * over the application ranks. */
+fti_err fti_checkpoint_flush_last(fti_ctx *ctx);
+
 #endif /* FTI_CHECKPOINT_H */

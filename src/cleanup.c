@@ -15,6 +15,56 @@ static int is_ckpt_file(const char *name)
     return name[0] == 'l' && n > 4 && strcmp(name + n - 4, ".fti") == 0;
 }
 
+/* "l<digit>-...fti": level of one of our local checkpoint files, else 0. */
+static int file_level(const char *name)
+{
+    if (!is_ckpt_file(name) || name[1] < '1' || name[1] > '4' || name[2] != '-')
+        return 0;
+    return name[1] - '0';
+}
+
+/* Local files of levels below `below`, and of level 4 too when l4 is set. */
+static void remove_local_levels(const char *dir, int below, int l4)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *ent;
+    char path[FTI_PATH_MAX + 256];
+    while ((ent = readdir(d)) != NULL) {
+        int l = file_level(ent->d_name);
+        if (l == 0 || (l >= below && !(l == 4 && l4)))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        if (unlink(path) != 0 && errno != ENOENT)
+            fti_log(FTI_LOG_WARN, "cannot remove %s: %s", path, strerror(errno));
+    }
+    closedir(d);
+}
+
+int fti_prunes_after(const fti_config *cfg, int level)
+{
+    return (level >= 2 && !cfg->keep_all_levels) || (level == 4 && !cfg->l4_local_copy);
+}
+
+void fti_prune_local(fti_ctx *ctx, int below, int l4)
+{
+    /* Every rank of the node has read what it needs of its files (its
+     * header, for FTI_Recover) before they go, and none writes its next
+     * local file before they are gone. */
+    MPI_Barrier(ctx->topo.app);
+    if (ctx->topo.node_pos == 0)
+        remove_local_levels(ctx->dirs.local, below, l4);
+    MPI_Barrier(ctx->topo.app);
+}
+
+void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)
+{
+    if (fti_prunes_after(&ctx->cfg, c->level))
+        fti_prune_local(ctx, ctx->cfg.keep_all_levels ? 1 : c->level,
+                        c->level == 4 && !ctx->cfg.l4_local_copy);
+}
+
 void fti_remove_ckpt_files(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -1,6 +1,6 @@
 /*
- * cleanup.h - removing a run's checkpoints (FTI_Finalize with
- * keep_last_ckpt = 0). Collective: nothing is deleted until every rank
+ * cleanup.h - removing checkpoints: a run's at FTI_Finalize (with
+ * keep_last_ckpt = 0), older lower-level ones after each commit. Collective: nothing is deleted until every rank
  * agreed, and the commit record goes first, so a crash half-way leaves no
  * record pointing at half-deleted files.
  */
@@ -10,6 +10,20 @@
 #include "context.h"
 
 fti_err fti_remove_checkpoints(fti_ctx *ctx);
+
+/* As FTI, after checkpoint c is committed: the local files of every lower
+ * level (unless keep_all_levels = 1) and, for L4, the local copy of L4
+ * checkpoints (unless l4_local_copy = 1) are removed; the commit record
+ * already forgot them. Collective over the application ranks. */
+void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c);
+
+/* Removes the local files of levels below `below`, and of level 4 when l4
+ * is set (no commit names them any more). Collective over the application
+ * ranks. */
+void fti_prune_local(fti_ctx *ctx, int below, int l4);
+
+/* Whether a committed checkpoint of `level` removes older local files. */
+int fti_prunes_after(const fti_config *cfg, int level);
 
 /* Removes our checkpoint files (l*.fti) in dir; keeps anything else. */
 void fti_remove_ckpt_files(const char *dir);

@@ -113,6 +113,14 @@ void fti_meta_commit(fti_meta *m, const fti_commit *c)
         m->last_seq = c->seq;
 }
 
+void fti_meta_drop_below(fti_meta *m, int level)
+{
+    for (int l = 1; l < level && l <= 4; l++) {
+        m->cur[l].valid = 0;
+        m->prev[l].valid = 0;
+    }
+}
+
 int fti_meta_candidates(const fti_meta *m, fti_commit out[8])
 {
     int n = 0;

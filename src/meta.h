@@ -39,6 +39,10 @@ fti_err fti_meta_store(const char *path, const fti_meta *m);
 /* Records a new committed checkpoint (the level's current becomes previous). */
 void fti_meta_commit(fti_meta *m, const fti_commit *c);
 
+/* Forgets the checkpoints of the levels below `level` (FTI keeps none of
+ * them once a higher level committed). */
+void fti_meta_drop_below(fti_meta *m, int level);
+
 /* Valid commits, newest (highest seq) first. Returns how many (<= 8). */
 int fti_meta_candidates(const fti_meta *m, fti_commit out[8]);
 

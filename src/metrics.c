@@ -177,21 +177,33 @@ void fti_metrics_recovery(fti_ctx *ctx, const fti_commit *chosen, const char *st
     append_line(ctx, &j);
 }
 
-void fti_metrics_restore(fti_ctx *ctx, double secs, const char *status)
+void fti_metrics_restore(fti_ctx *ctx, double secs, int ok)
+{
+    ctx->metrics.restore_secs = secs;
+    ctx->metrics.restore_state = ok ? 1 : 2;
+}
+
+enum { S_SECS, S_HAS, S_FAILED, S_N };
+
+void fti_metrics_flush_restore(fti_ctx *ctx)
 {
     if (!enabled(ctx))
         return;
-    double max = 0, sum = 0;
-    reduce(ctx->topo.app, &secs, 1, &max, &sum);
-    if (ctx->topo.app_rank != 0)
+    fti_metrics_state *m = &ctx->metrics;
+    double mine[S_N] = {m->restore_secs, m->restore_state != 0, m->restore_state == 2};
+    double max[S_N], sum[S_N];
+    reduce(ctx->topo.app, mine, S_N, max, sum);
+    m->restore_secs = 0;
+    m->restore_state = 0;
+    if (ctx->topo.app_rank != 0 || max[S_HAS] == 0)
         return;
     jline j;
-    begin(&j, ctx, "restore", status);
+    begin(&j, ctx, "restore", max[S_FAILED] != 0 ? "failed" : "ok");
     commit_fields(&j, &ctx->rec.chosen);
-    jphase(&j, "restore", max, sum);
-    jphase(&j, "total", max, sum);
-    jphase(&j, "app_wait", max, sum);
-    jnum(&j, "bandwidth_gbs", gbs(ctx->rec.chosen.bytes, max));
+    jphase(&j, "restore", max[S_SECS], sum[S_SECS]);
+    jphase(&j, "total", max[S_SECS], sum[S_SECS]);
+    jphase(&j, "app_wait", max[S_SECS], sum[S_SECS]);
+    jnum(&j, "bandwidth_gbs", gbs(ctx->rec.chosen.bytes, max[S_SECS]));
     append_line(ctx, &j);
 }
 

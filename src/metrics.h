@@ -40,6 +40,10 @@ typedef struct fti_recovery_timing {
 typedef struct fti_metrics_state {
     fti_ckpt_timing pending;
     fti_recovery_timing rec;
+    /* FTI_Recover is local (ranks may recover with different calls): its
+     * time waits here for the next collective call to write the line. */
+    double restore_secs;
+    int restore_state; /* 0 none, 1 ok, 2 failed */
 } fti_metrics_state;
 
 /* Collective over the application ranks when metrics_file is set, no-op
@@ -52,8 +56,13 @@ void fti_metrics_checkpoint(struct fti_ctx *ctx, const fti_commit *c, const fti_
  * when no checkpoint could be restored (status "failed"). */
 void fti_metrics_recovery(struct fti_ctx *ctx, const fti_commit *chosen, const char *status);
 
-/* Collective, as above: FTI_Recover restored every variable (or failed). */
-void fti_metrics_restore(struct fti_ctx *ctx, double secs, const char *status);
+/* Local: this rank's FTI_Recover restored every variable (ok = 1) or failed,
+ * in secs; kept until fti_metrics_flush_restore. */
+void fti_metrics_restore(struct fti_ctx *ctx, double secs, int ok);
+
+/* Collective, as above (called at the next checkpoint and at FTI_Finalize):
+ * the line of the restores kept since the last call, if any rank has one. */
+void fti_metrics_flush_restore(struct fti_ctx *ctx);
 
 /* Rank 0 only (others return): the one summary line of a checkpoint at
  * verbosity info: level, size, time, bandwidth. */

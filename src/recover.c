@@ -12,6 +12,7 @@
 #include "ckpt_expect.h"
 #include "fio.h"
 #include "fault.h"
+#include "levels/l4_pfs.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
@@ -242,12 +243,26 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
                                   &ctx->capture);
 }
 
+/* The chosen checkpoint's local file, restored from the global copy when an
+ * L4 checkpoint kept none (only this rank's: not collective). */
+static fti_err ensure_local_file(fti_ctx *ctx)
+{
+    fti_recovery *r = &ctx->rec;
+    if (r->chosen.level != 4 || access(r->path, F_OK) == 0)
+        return FTI_E_OK;
+    return fti_l4_restore_own(ctx, &r->chosen);
+}
+
+/* Local: ranks may recover with different calls (FTI_Recover on some,
+ * FTI_RecoverVar on others), so no rank waits for another here. */
 fti_err fti_recover_all(fti_ctx *ctx)
 {
     double t0 = fti_now(); /* metrics */
     fti_err e = FTI_E_OK;
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
+    if (e == FTI_E_OK)
+        e = ensure_local_file(ctx);
     int fd = -1;
     if (e == FTI_E_OK && (fd = open(ctx->rec.path, O_RDONLY | O_CLOEXEC)) < 0)
         e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, strerror(errno));
@@ -255,13 +270,25 @@ fti_err fti_recover_all(fti_ctx *ctx)
         e = restore_one(ctx, fd, &ctx->reg.vars[i]);
     if (fd >= 0)
         close(fd);
-    int all = fti_all_ok(ctx->topo.app, e == FTI_E_OK);
     if (ctx->rec.available) /* metrics */
-        fti_metrics_restore(ctx, fti_now() - t0, all ? "ok" : "failed");
-    if (!all)
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_NOREC, "recover failed on another rank");
-    ctx->rec.pending = 0;
-    return FTI_E_OK;
+        fti_metrics_restore(ctx, fti_now() - t0, e == FTI_E_OK);
+    if (e == FTI_E_OK)
+        ctx->rec.pending = 0;
+    return e;
+}
+
+fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_recovery *r = &ctx->rec;
+    fti_recover_release(ctx);
+    r->available = 0;
+    r->chosen = *c;
+    fti_path_local(&ctx->dirs, r->path, c->level, c->slot, ctx->topo.app_rank);
+    fti_log_quiet(1);
+    fti_err e = fti_file_verify(r->path, c->seq, 0, &r->hdr);
+    fti_log_quiet(0);
+    r->available = e == FTI_E_OK;
+    return e;
 }
 
 fti_err fti_recover_var_open(fti_ctx *ctx)
@@ -270,6 +297,9 @@ fti_err fti_recover_var_open(fti_ctx *ctx)
         return fti_fail(FTI_E_NOREC, "FTI_RecoverVarInit: there is no checkpoint to recover");
     if (ctx->rec.var_fd >= 0)
         return FTI_E_OK;
+    fti_err e = ensure_local_file(ctx);
+    if (e != FTI_E_OK)
+        return e;
     ctx->rec.var_fd = open(ctx->rec.path, O_RDONLY | O_CLOEXEC);
     if (ctx->rec.var_fd < 0)
         return fti_fail(FTI_E_IO, "FTI_RecoverVarInit: %s: %s", ctx->rec.path, strerror(errno));
@@ -303,4 +333,17 @@ void fti_recover_release(fti_ctx *ctx)
 {
     fti_recover_var_close(ctx);
     fti_file_header_free(&ctx->rec.hdr);
+}
+
+int fti_recover_name_id(fti_ctx *ctx, const char *name)
+{
+    if (!ctx->rec.available || name == NULL)
+        return -1;
+    for (uint32_t i = 0; i < ctx->rec.hdr.nvars; i++) {
+        const fti_file_entry *v = &ctx->rec.hdr.vars[i];
+        if (v->id < FTI_FIRST_STRING_ID || strncmp(v->name, name, FTI_NAME_LEN) != 0)
+            continue;
+        return fti_registry_adopt_name(&ctx->reg, v->name, v->id) == FTI_E_OK ? v->id : -1;
+    }
+    return -1;
 }

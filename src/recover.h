@@ -14,8 +14,13 @@
  * checkpoint exists but none can be restored; FTI_E_OK on a fresh start. */
 fti_err fti_recover_prepare(fti_ctx *ctx);
 
-/* Collective. Restores every protected variable. */
+/* Local. Restores every protected variable. */
 fti_err fti_recover_all(fti_ctx *ctx);
+
+/* Local, after checkpoint c was committed: FTI_Recover (and RecoverVar,
+ * GetStoredSize, Realloc) now restore c, as FTI does within one run.
+ * Reads the header of this rank's local file of c. */
+fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c);
 
 /* Local. One variable at a time, between open and close. */
 fti_err fti_recover_var_open(fti_ctx *ctx);
@@ -23,5 +28,9 @@ fti_err fti_recover_var(fti_ctx *ctx, int id);
 void fti_recover_var_close(fti_ctx *ctx);
 
 void fti_recover_release(fti_ctx *ctx);
+
+/* Local. The id that FTI_setIDFromString gave `name` in the run that wrote
+ * the checkpoint to restore, or -1; the name keeps that id in this run. */
+int fti_recover_name_id(fti_ctx *ctx, const char *name);
 
 #endif /* FTI_RECOVER_H */

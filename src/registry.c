@@ -229,6 +229,33 @@ fti_err fti_registry_add_field(fti_registry *r, int type, const char *name, int 
     return FTI_E_OK;
 }
 
+/* Grows the name table to hold index i; new slots are empty names. */
+static fti_err grow_names(fti_registry *r, int i)
+{
+    if (i < r->nnames)
+        return FTI_E_OK;
+    char(*nn)[FTI_NAME_LEN] = realloc(r->names, (size_t)(i + 1) * sizeof *nn);
+    if (nn == NULL)
+        return fti_fail(FTI_E_NOMEM, "variable names: out of memory");
+    memset(nn[r->nnames], 0, (size_t)(i + 1 - r->nnames) * sizeof *nn);
+    r->names = nn;
+    r->nnames = i + 1;
+    return FTI_E_OK;
+}
+
+fti_err fti_registry_adopt_name(fti_registry *r, const char *name, int id)
+{
+    int i = id - FTI_FIRST_STRING_ID;
+    if (id < FTI_FIRST_STRING_ID || i >= FTI_MAX_STRING_IDS || name == NULL || name[0] == '\0')
+        return fti_fail(FTI_E_ARG, "name '%s' with id %d is not one of FTI_setIDFromString", name ? name : "", id);
+    if (i < r->nnames && r->names[i][0] != '\0')
+        return FTI_E_OK; /* set in this run already */
+    fti_err e = grow_names(r, i);
+    if (e == FTI_E_OK)
+        copy_name(r->names[i], name);
+    return e;
+}
+
 fti_err fti_registry_set_name(fti_registry *r, const char *name, int *id_out)
 {
     if (name == NULL || name[0] == '\0')
@@ -241,12 +268,15 @@ fti_err fti_registry_set_name(fti_registry *r, const char *name, int *id_out)
         *id_out = id;
         return FTI_E_OK;
     }
-    char(*nn)[FTI_NAME_LEN] = realloc(r->names, (size_t)(r->nnames + 1) * sizeof *nn);
-    if (nn == NULL)
-        return fti_fail(FTI_E_NOMEM, "FTI_setIDFromString('%s'): out of memory", name);
-    r->names = nn;
-    copy_name(r->names[r->nnames], name);
-    *id_out = FTI_FIRST_STRING_ID + r->nnames++;
+    int i = r->nnames;
+    if (i >= FTI_MAX_STRING_IDS)
+        return fti_fail(FTI_E_ARG, "FTI_setIDFromString('%s'): more than %d names", name,
+                        FTI_MAX_STRING_IDS);
+    fti_err e = grow_names(r, i);
+    if (e != FTI_E_OK)
+        return e;
+    copy_name(r->names[i], name);
+    *id_out = FTI_FIRST_STRING_ID + i;
     return FTI_E_OK;
 }
 
@@ -255,7 +285,7 @@ int fti_registry_get_name(const fti_registry *r, const char *name)
     if (name == NULL)
         return -1;
     for (int i = 0; i < r->nnames; i++)
-        if (strcmp(r->names[i], name) == 0)
+        if (r->names[i][0] != '\0' && strcmp(r->names[i], name) == 0)
             return FTI_FIRST_STRING_ID + i;
     return -1;
 }

@@ -14,6 +14,7 @@
 
 #define FTI_NAME_LEN 48
 #define FTI_FIRST_STRING_ID 0x40000000 /* ids handed out by FTI_setIDFromString */
+#define FTI_MAX_STRING_IDS (1 << 20)    /* names per run (bounds a name read from a checkpoint) */
 
 typedef struct fti_field {
     char name[FTI_NAME_LEN];
@@ -80,5 +81,8 @@ const fti_type *fti_registry_type(const fti_registry *r, int type);
 /* Name <-> id. set: returns the id for name, creating it on first use. */
 fti_err fti_registry_set_name(fti_registry *r, const char *name, int *id_out);
 int fti_registry_get_name(const fti_registry *r, const char *name);
+/* Restart: the name stored in the checkpoint for `id` (an id handed out by
+ * FTI_setIDFromString in the earlier run) gets that id in this run too. */
+fti_err fti_registry_adopt_name(fti_registry *r, const char *name, int id);
 
 #endif /* FTI_REGISTRY_H */

@@ -45,11 +45,9 @@ int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath)
         fti_fail(FTI_E_ARG, "FTI_SendFile: path is NULL");
         return FTI_NSCS;
     }
-    char dst[FTI_PATH_MAX + 16];
-    if (rpath[0] == '/')
-        snprintf(dst, sizeof dst, "%s", rpath);
-    else
-        snprintf(dst, sizeof dst, "%s/%s", ctx->cfg.glbl_dir, rpath);
+    /* As FTI: the remote path is opened as given, so a relative one is
+     * relative to the working directory, whose parent must exist. */
+    const char *dst = rpath;
     int *r = realloc(results, (size_t)(nresults + 1) * sizeof *r);
     if (r == NULL) {
         fti_fail(FTI_E_NOMEM, "FTI_SendFile: out of memory");

@@ -431,3 +431,17 @@ fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
         MPI_File_close(&fh);
     return e;
 }
+
+fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c)
+{
+    char path[FTI_PATH_MAX], msg[MPI_MAX_ERROR_STRING];
+    fti_path_global_shared(&ctx->dirs, path, c->slot);
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS)
+        return fti_fail(FTI_E_MISSING, "L4 rank %d: no local file and the shared global file %s "
+                        "cannot be opened: %s", ctx->topo.app_rank, path, mpi_error(rc, msg));
+    fti_err e = restore_piece(ctx, c, fh, path);
+    MPI_File_close(&fh);
+    return e;
+}

@@ -241,6 +241,13 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
 
+fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c)
+{
+    if (c->io == 2)
+        return fti_l4_mpiio_restore_self(ctx, c);
+    return posix_rebuild(ctx, c, ctx->topo.app_rank);
+}
+
 /* Global files only: archives are the user's and never removed here. */
 static void l4_remove(fti_ctx *ctx, int slot)
 {

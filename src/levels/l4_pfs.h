@@ -48,5 +48,11 @@ void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file);
 /* MPI-IO (ckpt_io = 2), both collective over the application ranks. */
 fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c);
 fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok);
+/* MPI-IO, local: this rank's piece only (the file opened on MPI_COMM_SELF). */
+fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c);
+
+/* Local: restores this rank's local file of L4 checkpoint c from its global
+ * copy (FTI_Recover within the run that wrote c, which kept no local copy). */
+fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c);
 
 #endif /* FTI_L4_PFS_H */

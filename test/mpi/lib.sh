@@ -37,11 +37,14 @@ pass() { echo "PASS: $*"; }
 
 # write_config FILE [key=value ...]: a [basic] config over $T; later keys win.
 # A key given as section.key goes into that section ([restart], [advanced]).
+# keep_all_levels = 1 and l4_local_copy = 1 (ours): checkpoints stay as written
+# (no FTI-style removal of lower levels or of L4's local copy, no flush at
+# FTI_Finalize), so tests can damage any file; test/conformance checks FTI's rules.
 write_config() {
   local file="$1"; shift
   declare -A basic=( [head]=0 [node_size]=1 [ckpt_dir]="$LOCAL_DIR" [glbl_dir]="$T/global"
     [meta_dir]="$T/meta" [ckpt_l1]=0 [ckpt_l2]=0 [ckpt_l3]=0 [ckpt_l4]=0 [inline_l2]=1
-    [inline_l3]=1 [inline_l4]=1 [keep_last_ckpt]=1 [group_size]=4 [verbosity]=2 )
+    [inline_l3]=1 [inline_l4]=1 [keep_last_ckpt]=1 [keep_all_levels]=1 [l4_local_copy]=1 [group_size]=4 [verbosity]=2 )
   declare -A restart=( ) advanced=( [local_test]=$LOCAL_TEST )
   local kv k v
   for kv in "$@"; do
