@@ -24,6 +24,9 @@ typedef struct fti_recovery {
     fti_file_header hdr;   /* table of this rank's file of the chosen checkpoint */
     char path[FTI_PATH_MAX];
     int var_fd;            /* FTI_RecoverVarInit..Finalize */
+    uint64_t start_seq;    /* last_seq of the commit record at start: commits up to it and
+                              newer than `chosen` could not be restored (dCP builds no layer
+                              on them) */
 } fti_recovery;
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
