@@ -50,6 +50,25 @@ grep -q "RESTORED step=6" "$T/out" || { cat "$T/out"; fail "restore of step 6 (a
 [ -n "$(layer 0 6)" ] || fail "base 6 removed"
 pass "dcp layers 0/1/10/100%, grow/shrink, compaction"
 
+# fti-ckpt lists the dCP checkpoints as level 8 and extracts a variable from
+# the chain, bytes as the program wrote them (rank 2, var 1, step 7).
+CK="$FTI_BUILD_DIR/tools/fti-ckpt"
+"$CK" list "$T/c.fti" > "$T/list" || { cat "$T/list"; fail "fti-ckpt list"; }
+grep -Eq "^ +7 +7 +8 " "$T/list" || { cat "$T/list"; fail "list: step 7 not shown as level 8"; }
+"$CK" verify "$T/c.fti" > "$T/verify" 2>&1 || { cat "$T/verify"; fail "fti-ckpt verify"; }
+"$CK" extract "$T/c.fti" --rank 2 --var 1 -o "$T/var1" || fail "fti-ckpt extract"
+python3 - "$T/var1" <<'EOF' || fail "extracted bytes differ"
+import struct, sys
+pct = lambda s: 100 if s <= 1 else [0, 1, 10, 100][(s - 2) % 4]
+a = [2 * 1e6 + i for i in range(256 * 1024)]
+for t in range(1, 8):
+    for b in range(512):
+        if (b * 7919 + t * 104729) % 100 < pct(t):
+            a[b * 512] += t
+sys.exit(open(sys.argv[1], 'rb').read() != struct.pack('<%dd' % len(a), *a))
+EOF
+pass "fti-ckpt list, verify and extract of dCP checkpoints"
+
 # A crash in the middle of a layer (blocks written, map not): the previous
 # checkpoint is restored.
 FTI_FAULT=crash:dcp_layer run 8 > "$T/out" 2>&1 && fail "the crash did not happen"
