@@ -16,6 +16,7 @@
 #include "fault.h"
 #include "fio.h"
 #include "jobstatus.h"
+#include "levels/dcp.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
@@ -309,13 +310,21 @@ int FTI_getIDFromString(const char *name)
 
 /* ---- checkpoint -------------------------------------------------------------- */
 
-/* Level 8 (L4 differential) is stored as a full L4 checkpoint. */
-static fti_err check_level(const char *fn, int *level)
+/* FTI's dCP levels 5-8 (FTI_L1_DCP..FTI_L4_DCP): 8 is a differential L4
+ * checkpoint when enable_dcp = 1 and ckpt_io = 1, else a full L4 one, as in
+ * FTI; 5-7 are levels 1-3 (dCP exists only at L4). */
+static fti_err check_level(const fti_ctx *ctx, const char *fn, int *level)
 {
-    if (*level == 8)
-        *level = 4;
+    if (*level == FTI_L4_DCP && fti_dcp_active(ctx))
+        return FTI_E_OK;
+    if (*level >= 5 && *level <= 8) {
+        fti_log(FTI_LOG_DEBUG, "%s: level %d: %s; taking level %d", fn, *level,
+                *level < 8 ? "dCP exists only at level 4" : "dCP is off (enable_dcp, ckpt_io = 1)",
+                *level - 4);
+        *level -= 4;
+    }
     if (*level < 1 || *level > 4)
-        return fti_fail(FTI_E_ARG, "%s: level %d is not one of 1, 2, 3, 4 (or 8)", fn, *level);
+        return fti_fail(FTI_E_ARG, "%s: level %d is not one of 1, 2, 3, 4 (or FTI's dCP levels 5-8)", fn, *level);
     if (*level > 1 && fti_level(*level) == NULL)
         return fti_fail(FTI_E_UNSUPPORTED, "%s: level %d is not available in this build", fn, *level);
     return FTI_E_OK;
@@ -324,7 +333,7 @@ static fti_err check_level(const char *fn, int *level)
 int FTI_Checkpoint(int id, int level)
 {
     fti_ctx *ctx = ready("FTI_Checkpoint");
-    if (ctx == NULL || check_level("FTI_Checkpoint", &level) != FTI_E_OK)
+    if (ctx == NULL || check_level(ctx, "FTI_Checkpoint", &level) != FTI_E_OK)
         return FTI_NSCS;
     if (ctx->icp_active) {
         fti_fail(FTI_E_STATE, "FTI_Checkpoint called inside FTI_InitICP..FTI_FinalizeICP");
@@ -332,7 +341,7 @@ int FTI_Checkpoint(int id, int level)
     }
     fti_err e = fti_checkpoint_take(ctx, id, level);
     if (e == FTI_E_OK)
-        fti_schedule_taken(&ctx->sched, level);
+        fti_schedule_taken(&ctx->sched, level == FTI_L4_DCP ? 4 : level);
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
@@ -347,17 +356,17 @@ int FTI_Snapshot(void)
     int level = fti_schedule_tick(&ctx->sched, ctx->topo.app);
     if (level == 0)
         return to_code(e);
-    if (check_level("FTI_Snapshot", &level) != FTI_E_OK)
+    if (check_level(ctx, "FTI_Snapshot", &level) != FTI_E_OK)
         return FTI_NSCS;
     e = fti_checkpoint_take(ctx, (int64_t)(ctx->meta.last_seq + 1), level);
-    fti_schedule_taken(&ctx->sched, level);
+    fti_schedule_taken(&ctx->sched, level == FTI_L4_DCP ? 4 : level);
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
 int FTI_InitICP(int id, int level, bool activate)
 {
     fti_ctx *ctx = ready("FTI_InitICP");
-    if (ctx == NULL || check_level("FTI_InitICP", &level) != FTI_E_OK)
+    if (ctx == NULL || check_level(ctx, "FTI_InitICP", &level) != FTI_E_OK)
         return FTI_NSCS;
     if (!activate)
         return FTI_SCES;
@@ -399,7 +408,7 @@ int FTI_FinalizeICP(void)
     ctx->icp_active = 0;
     fti_err e = fti_checkpoint_take(ctx, ctx->icp_id, ctx->icp_level);
     if (e == FTI_E_OK)
-        fti_schedule_taken(&ctx->sched, ctx->icp_level);
+        fti_schedule_taken(&ctx->sched, ctx->icp_level == FTI_L4_DCP ? 4 : ctx->icp_level);
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 

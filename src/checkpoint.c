@@ -10,6 +10,8 @@
 #include "cleanup.h"
 #include "fault.h"
 #include "fio.h"
+#include "levels/dcp.h"
+#include "levels/dcp_file.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "jobstatus.h"
@@ -114,8 +116,19 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
+/* Checkpoint c is committed: for level 4, the dCP layers it made obsolete go. */
+static void committed(fti_ctx *ctx, const fti_commit *c)
+{
+    ctx->ckpt_count++;
+    if (c->level == 4 && (c->io == FTI_IO_DCP || fti_dcp_active(ctx)))
+        fti_dcp_collect(ctx);
+}
+
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
+    int dcp = level == FTI_L4_DCP; /* the caller checked fti_dcp_active */
+    if (dcp)
+        level = 4;
     fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
     fti_metrics_flush_restore(ctx); /* a collective point: FTI_Recover itself is not */
     /* The previous asynchronous post-processing must end (and commit) first. */
@@ -135,17 +148,17 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     c.nranks = ctx->topo.app_size;
     c.time = t0;
     c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
-    c.io = level == 4 ? ctx->cfg.ckpt_io : 0;
+    c.io = dcp ? FTI_IO_DCP : level == 4 ? ctx->cfg.ckpt_io : 0;
 
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */
-    e = write_local(ctx, &c, &mine);
+    e = dcp ? fti_dcp_write(ctx, &c, &mine) : write_local(ctx, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
     MPI_Allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
-    if (level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
+    if (!dcp && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
         e = fti_post_start(ctx, &c);
         tm.async = 1; /* metrics: post.c writes the line once it is committed */
         tm.handover = fti_now();
@@ -158,7 +171,7 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
         return e;
     }
     double t1 = fti_now();
-    if (level > 1) {
+    if (level > 1 && !dcp) { /* a dCP layer is written on the global file system already */
         fti_fault_phase(fti_level_phase(level));
         fti_ring ring;
         fti_ring_of(ctx, &ring);
@@ -171,7 +184,7 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     e = fti_checkpoint_commit(ctx, &c);
     tm.commit = fti_now() - t2; /* metrics */
     if (e == FTI_E_OK) {
-        ctx->ckpt_count++;
+        committed(ctx, &c);
         fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
     }
     record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");

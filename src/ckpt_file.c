@@ -226,8 +226,7 @@ static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_en
     return rc;
 }
 
-/* Fills the table from the registry: ids, sizes and aligned offsets. */
-static fti_err plan_table(const fti_registry *reg, fti_file_header *hdr)
+fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr)
 {
     hdr->nvars = (uint32_t)reg->nvars;
     hdr->vars = calloc(reg->nvars ? (size_t)reg->nvars : 1, sizeof *hdr->vars);
@@ -279,7 +278,7 @@ fti_err fti_file_write_sets(const char *path, const fti_registry *reg, fti_file_
 {
     hdr->version = FTI_FILE_VERSION;
     hdr->kind = FTI_KIND_DATA;
-    fti_err rc = plan_table(reg, hdr);
+    fti_err rc = fti_file_plan(reg, hdr);
     if (rc != FTI_E_OK)
         return rc;
     /* No O_TRUNC: overwriting the slot's old file in place is ~3x faster on tmpfs. */

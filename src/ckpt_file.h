@@ -52,6 +52,11 @@ typedef struct fti_file_header {
 /* Size of the header region (fixed part + table + checksum, aligned). */
 uint64_t fti_file_header_size(uint32_t nvars);
 
+/* Fills hdr's table from the registry (ids, types, sizes, names and
+ * aligned offsets; checksums left 0), data_offset and file_size: the layout
+ * fti_file_write gives the variables. Caller frees with fti_file_header_free. */
+fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr);
+
 /* Writes the protected variables to `path` (created 0600, or overwritten in
  * place), then the header, then fsync. `hdr` gives seq/ckpt_id/level/rank;
  * on success its table and sizes are filled (caller frees with

@@ -56,6 +56,7 @@ static const key_spec known_keys[] = {
     INTK("basic", "enable_dcp", enable_dcp, 0, 1),
     INTK("basic", "dcp_mode", dcp_mode, 0, 10),
     INTK("basic", "dcp_block_size", dcp_block_size, INT_MIN, INT_MAX), /* checked with enable_dcp */
+    INTK("basic", "dcp_stack_size", dcp_stack_size, 1, 1000),
     INTK("basic", "verbosity", verbosity, 1, 4),
     {"basic", "transfer_size", K_BASIC_XFER, OFF(transfer_size), 4096, 1LL << 40, 1},
     {"basic", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
@@ -106,7 +107,6 @@ static const key_spec known_keys[] = {
     {"basic", "vpr_mode", K_IGNORED, 0, 0, 0, 0},
     {"basic", "vpr_dir", K_IGNORED, 0, 0, 0, 0},
     {"basic", "enable_vpr", K_IGNORED, 0, 0, 0, 0},
-    {"basic", "dcp_stack_size", K_IGNORED, 0, 0, 0, 0},
     {"basic", "dcp_max_size", K_IGNORED, 0, 0, 0, 0},
     {"basic", "ckpt_type", K_IGNORED, 0, 0, 0, 0},
     {"basic", "dcp_l4", K_IGNORED, 0, 0, 0, 0},
@@ -401,11 +401,14 @@ static fti_err check_consistency(fti_config *cfg)
                 "self-describing; using POSIX files", cfg->file);
         cfg->ckpt_io = 1;
     }
+    if (cfg->enable_dcp && cfg->dcp_block_size < 512)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] dcp_block_size = %d must be at least "
+                        "512 bytes when enable_dcp = 1", cfg->file, cfg->dcp_block_size);
+    if (cfg->enable_dcp && cfg->ckpt_io != 1)
+        fti_log(FTI_LOG_WARN, "config %s: enable_dcp = 1 needs ckpt_io = 1 (POSIX); level 8 "
+                "checkpoints are written as full L4 checkpoints", cfg->file);
     if (cfg->max_sync_intv == 0)
         cfg->max_sync_intv = 512;
-    if (cfg->enable_dcp && cfg->dcp_block_size <= 0)
-        return fti_fail(FTI_E_CONFIG, "config %s: [basic] dcp_block_size = %d must be positive "
-                        "when enable_dcp = 1", cfg->file, cfg->dcp_block_size);
     return FTI_E_OK;
 }
 

@@ -45,7 +45,8 @@ typedef struct fti_config {
     int enable_staging;
     int enable_dcp;
     int dcp_mode;
-    int dcp_block_size;
+    int dcp_block_size;  /* bytes, 0: FTI_DCP_DEFAULT_BLOCK */
+    int dcp_stack_size;  /* dCP layers per chain before a new full base, 0: default */
     int verbosity;
     int64_t transfer_size;
     int64_t gpu_host_bufsize;

@@ -26,6 +26,9 @@ typedef struct fti_recovery {
     char path[FTI_PATH_MAX];
     int var_fd;            /* FTI_RecoverVarInit..Finalize */
     int extra_ok;          /* set by a level's rebuild: this rank's partner copy or parity is valid */
+    uint64_t start_seq;    /* last_seq of the commit record at start: commits up to it and
+                              newer than `chosen` could not be restored (dCP builds no layer
+                              on them) */
 } fti_recovery;
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */

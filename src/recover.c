@@ -173,6 +173,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     fti_err e = load_meta(ctx, &found);
     if (e != FTI_E_OK)
         return e;
+    r->start_seq = ctx->meta.last_seq;
     fti_commit cand[8];
     int n = found ? fti_meta_candidates(&ctx->meta, cand) : 0;
     if (n == 0) {

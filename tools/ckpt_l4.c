@@ -5,7 +5,10 @@
  *              compressed stream (FTIL4Z, l4_compression);
  *   ckpt_io 2: l4-s<slot>-shared.fti, one file for all ranks: a header, an
  *              index of (offset, length) per rank, then each rank's piece
- *              (its local file, as is or compressed).
+ *              (its local file, as is or compressed);
+ *   dCP (io 8): l4-dcp-rank<r>-<seq>.fti and the older layers of its chain
+ *              (levels/dcp_file.h), assembled by the library's own code into
+ *              an unnamed temporary file outside checkpoint storage.
  * Whatever the layout, the original bytes of the rank's file are streamed
  * (copied, or decoded with the library's own decoder, which checks every
  * chunk) into a sink that parses the checkpoint header and checks every
@@ -24,6 +27,7 @@
 #include "ckpt_tool.h"
 #include "fio.h"
 #include "integrity.h"
+#include "levels/dcp_file.h"
 #include "levels/l4_codec.h"
 #include "log.h"
 
@@ -115,8 +119,38 @@ static int find_shared_piece(const fti_commit *c, int rank, piece *p, ckpt_file 
     return 0;
 }
 
+/* dCP: the chain of layers assembled into a temporary file (checking every
+ * block hash), then read like a per-rank copy. */
+static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
+{
+    fti_dcp_path(p->path, t->dirs.global, rank, c->seq);
+    snprintf(f->path, sizeof f->path, "%s", p->path);
+    FILE *tmp = tmpfile();
+    struct stat st;
+    if (tmp == NULL) {
+        set_state(f, CK_BAD, "cannot create a temporary file: %s", strerror(errno));
+        return -1;
+    }
+    fti_clear_error();
+    fti_log_quiet(1);
+    fti_err e = fti_dcp_assemble(t->dirs.global, rank, c->seq, fileno(tmp), "(assembled dCP layers)");
+    fti_log_quiet(0);
+    p->fd = e == FTI_E_OK ? dup(fileno(tmp)) : -1;
+    fclose(tmp);
+    if (e != FTI_E_OK || p->fd < 0 || fstat(p->fd, &st) != 0) {
+        set_state(f, e == FTI_E_MISSING ? CK_MISSING : CK_BAD, "%s",
+                  e != FTI_E_OK ? fti_last_error() : strerror(errno));
+        return -1;
+    }
+    p->base = 0;
+    p->len = (uint64_t)st.st_size;
+    return 0;
+}
+
 static int locate(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
+    if (c->io == FTI_IO_DCP)
+        return assemble_dcp(t, c, rank, p, f);
     if (c->io == 2)
         fti_path_global_shared(&t->dirs, p->path, c->slot);
     else
@@ -323,6 +357,8 @@ void ckpt_l4_check(const ckpt_tool *t, const fti_commit *c, int rank, ckpt_file 
     char name[FTI_PATH_MAX + 64];
     if (c->io == 2)
         snprintf(name, sizeof name, "%s (piece of rank %d)", p.path, rank);
+    else if (c->io == FTI_IO_DCP)
+        snprintf(name, sizeof name, "%s (dCP chain)", p.path);
     else
         snprintf(name, sizeof name, "%s", p.path);
     sink s = {.c = c, .rank = rank, .exec_id = t->dirs.exec_id, .name = name, .head = malloc(FTI_FILE_FIXED_HEADER),

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ckpt_tool.h"
+#include "levels/dcp_file.h"
 
 typedef struct row {
     fti_commit c;
@@ -66,7 +67,8 @@ static void print_row(const ckpt_tool *t, const row *r)
     ckpt_human_bytes(r->c.bytes, size, sizeof size);
     variables(t, &r->c, vars, sizeof vars);
     printf("%5llu %8lld %5d %4d  %-5s %-19s %6d %12llu %10s %9s\n",
-           (unsigned long long)r->c.seq, (long long)r->c.id, r->c.level, r->c.slot, r->state, when,
+           (unsigned long long)r->c.seq, (long long)r->c.id,
+           r->c.io == FTI_IO_DCP ? FTI_IO_DCP : r->c.level, r->c.slot, r->state, when,
            r->c.nranks, (unsigned long long)r->c.bytes, size, vars);
 }
 

@@ -15,6 +15,8 @@
 
 #include "ckpt_expect.h"
 #include "fault.h"
+#include "dcp.h"
+#include "dcp_file.h"
 #include "fio.h"
 #include "fti.h"
 #include "l4_pfs.h"
@@ -238,6 +240,8 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     if (c->io == 2)
         return fti_l4_mpiio_rebuild(ctx, c, own_ok);
+    if (c->io == FTI_IO_DCP)
+        return own_ok ? FTI_E_OK : fti_dcp_rebuild(ctx, c);
     return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
 

@@ -1,0 +1,163 @@
+/*
+ * dcp - differential checkpoint (level 8) cost against a full L4 checkpoint.
+ *
+ *   mpiexec -n 4 -bind-to none bench_dcp [--dir D] [--mib S] [--block B] [--reps K]
+ *
+ * Every rank protects S MiB (default 512) of doubles. In one run, into a
+ * scratch directory under D (default /dev/shm): K full L4 checkpoints
+ * (ckpt_io = 1), then a dCP base, then for 0%, 1%, 10% and 100% of the
+ * dcp_block_size = B (default 64 KiB) blocks changed (one double per chosen
+ * block, changed outside the timing), K level-8 checkpoints each. Times are
+ * the slowest rank's, medians of K. Also rank 0's single-core XXH3 rate over
+ * its buffer (the library's hash, fti_hash_buffer) while the others wait:
+ * a 0%-changed dCP checkpoint is bound by hashing every byte once for the
+ * block hashes and once for the whole-variable checksums.
+ * Prints a table and one JSON line with the ratios dCP / full L4.
+ * Targets (issue 15): 10% <= 0.2, 0% <= 0.1.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "bench_util.h"
+
+#include <fti.h>
+#include <mpi.h>
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrity.h"
+
+#define MAX_REPS 50
+
+struct opts {
+    const char *dir;
+    long mib, block;
+    int reps;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){"/dev/shm", 512, 64 * 1024, 3};
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--dir") == 0) o->dir = argv[i + 1];
+        else if (strcmp(argv[i], "--mib") == 0) o->mib = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--block") == 0) o->block = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--reps") == 0) o->reps = atoi(argv[i + 1]);
+        else return -1;
+    }
+    if (argc % 2 == 0 || o->mib < 1 || o->block < 512 || o->reps < 1 || o->reps > MAX_REPS)
+        return -1;
+    return 0;
+}
+
+static void write_config(const char *tmp, const struct opts *o, char *cfg, size_t cap)
+{
+    snprintf(cfg, cap, "%s/bench.fti", tmp);
+    FILE *f = fopen(cfg, "w");
+    if (f == NULL) {
+        perror(cfg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    fprintf(f, "[basic]\nhead = 0\nnode_size = 0\ngroup_size = 1\nckpt_dir = %s/local\n"
+               "glbl_dir = %s/global\nmeta_dir = %s/meta\nckpt_l1 = 0\nckpt_l2 = 0\nckpt_l3 = 0\n"
+               "ckpt_l4 = 0\ninline_l4 = 1\nkeep_last_ckpt = 0\nckpt_io = 1\nenable_dcp = 1\n"
+               "dcp_mode = 1\ndcp_block_size = %ld\ndcp_stack_size = 1000\nverbosity = 3\n"
+               "[restart]\nexec_id = bench-dcp\n", tmp, tmp, tmp, o->block);
+    fclose(f);
+}
+
+/* Changes one double in pct% of the blocks (a different one each call). */
+static void change(double *a, size_t n, long block, int pct, int round)
+{
+    size_t per = (size_t)block / sizeof *a;
+    for (size_t b = 0; b * per < n; b++)
+        if ((int)((b * 7919 + (size_t)round * 104729) % 100) < pct)
+            a[b * per] += 1.0;
+}
+
+/* Median seconds of reps checkpoints at `level`, each after change(pct). */
+static double timed(double *a, size_t n, const struct opts *o, int level, int pct, int *id)
+{
+    double t[MAX_REPS];
+    for (int r = 0; r < o->reps; r++) {
+        change(a, n, o->block, pct, *id);
+        MPI_Barrier(FTI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (FTI_Checkpoint((*id)++, level) != FTI_DONE)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        t[r] = bench_max(MPI_Wtime() - t0, FTI_COMM_WORLD);
+    }
+    return bench_median(t, o->reps);
+}
+
+/* GB/s of fti_hash_buffer over a, on rank 0 alone. */
+static double hash_rate(const double *a, size_t n, int rank)
+{
+    double rate = 0;
+    MPI_Barrier(FTI_COMM_WORLD);
+    if (rank == 0) {
+        volatile uint64_t sink = fti_hash_buffer(a, n * sizeof *a); /* warm */
+        double t0 = MPI_Wtime();
+        sink ^= fti_hash_buffer(a, n * sizeof *a);
+        rate = (double)(n * sizeof *a) / (MPI_Wtime() - t0) / 1e9;
+        (void)sink;
+    }
+    MPI_Bcast(&rate, 1, MPI_DOUBLE, 0, FTI_COMM_WORLD);
+    return rate;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    struct opts o;
+    int rank, nranks, id = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (parse(argc, argv, &o) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: bench_dcp [--dir D] [--mib S] [--block B>=512] [--reps K]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    char tmp[PATH_MAX - 64], cfg[PATH_MAX];
+    bench_mkdtemp(o.dir, "bench-dcp-", tmp, sizeof tmp, MPI_COMM_WORLD);
+    if (rank == 0)
+        write_config(tmp, &o, cfg, sizeof cfg);
+    MPI_Bcast(cfg, sizeof cfg, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (FTI_Init(cfg, MPI_COMM_WORLD) != FTI_SCES)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    size_t n = (size_t)o.mib * 1024 * 1024 / sizeof(double);
+    double *a = bench_alloc(n * sizeof *a, (unsigned)rank + 1);
+    FTI_Protect(0, a, (int64_t)n, FTI_DBLE);
+
+    double full = timed(a, n, &o, 4, 100, &id);
+    timed(a, n, &(struct opts){o.dir, o.mib, o.block, 1}, 8, 100, &id); /* the base */
+    static const int pcts[] = {0, 1, 10, 100};
+    double t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = timed(a, n, &o, 8, pcts[i], &id);
+    double rate = hash_rate(a, n, rank);
+    if (rank == 0) {
+        printf("%-22s %10s %8s\n", "checkpoint", "seconds", "vs full");
+        printf("%-22s %10.4f %8.3f\n", "full L4", full, 1.0);
+        for (int i = 0; i < 4; i++)
+            printf("dCP %3d%% changed       %10.4f %8.3f\n", pcts[i], t[i], t[i] / full);
+        printf("XXH3 single core: %.2f GB/s; %d ranks x %ld MiB, block %ld\n", rate, nranks,
+               o.mib, o.block);
+        printf("{\"bench\":\"dcp\",\"ranks\":%d,\"mib\":%ld,\"block\":%ld,\"full_s\":%.6f,"
+               "\"dcp0_ratio\":%.4f,\"dcp1_ratio\":%.4f,\"dcp10_ratio\":%.4f,\"dcp100_ratio\":%.4f,"
+               "\"xxh3_gbs\":%.3f}\n", nranks, o.mib, o.block, full, t[0] / full, t[1] / full,
+               t[2] / full, t[3] / full, rate);
+    }
+    FTI_Finalize();
+    free(a);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        bench_rmtree(tmp);
+    MPI_Finalize();
+    return 0;
+}
