@@ -38,13 +38,32 @@
  *     }
  *     fti_k_end(ctrl, status, b);
  *
- * Memory ordering. In the emulated device the kernel is a thread, so the
- * flags are C11-style atomics (acquire loads, release stores) through the
- * GCC/Clang __atomic builtins. In HLS (__SYNTHESIS__ defined, or
- * FTI_K_VOLATILE defined by the user) they become volatile accesses, which
- * HLS keeps in program order on one m_axi bundle; put the control block on
- * its own bundle with no burst merging. FTI_K_LOAD / FTI_K_STORE /
- * FTI_K_FENCE may be predefined to map them onto other primitives.
+ * Memory ordering: a flag must never become visible before the data it
+ * announces. Every announcing store (progress, flagA, an even slot
+ * sequence, done) goes through fti_k_publish(), which puts a fence on both
+ * sides of the store; the odd sequence store that opens a slot is fenced
+ * before the slot's data too.
+ *
+ *  - Emulated device (the kernel is a thread): C11-style atomics through
+ *    the GCC/Clang __atomic builtins (acquire loads, release stores) and a
+ *    sequentially consistent thread fence.
+ *  - HLS (__SYNTHESIS__): control-block accesses are volatile, which Vitis
+ *    HLS never merges into bursts, widens or removes, and keeps in program
+ *    order on their m_axi port. That alone does not order them against the
+ *    data, which lives on other ports (AXI orders nothing across ports,
+ *    and a write is visible only once its write response came back). So
+ *    fti_k_publish() is a fixed protocol region (#pragma HLS protocol
+ *    fixed) with ap_wait() clock boundaries around the store: in fixed mode
+ *    HLS runs nothing from outside the region in parallel with it, so the
+ *    data writes issued before it, write responses included, have completed
+ *    before the flag is written, and nothing after it is hoisted above.
+ *    Keep the control block on its own m_axi bundle; write block data in
+ *    plain loops or with hls::burst_maxi (then call write_response()
+ *    before publishing); do not publish from inside a dataflow region,
+ *    whose processes run concurrently by design.
+ *  - FTI_K_VOLATILE (user-defined, other HLS tools): volatile accesses and
+ *    a compiler barrier only; FTI_K_LOAD / FTI_K_STORE / FTI_K_FENCE may be
+ *    predefined to map everything onto the tool's own primitives.
  */
 #ifndef FTI_KERNEL_H
 #define FTI_KERNEL_H
@@ -91,16 +110,26 @@ typedef uint64_t fti_k_word;
 #define FTI_K_AT(l, w) ((l) * FTI_K_LINE_WORDS + (w))
 
 #if !defined(FTI_K_LOAD)
-#if defined(__SYNTHESIS__) || defined(FTI_K_VOLATILE)
+#if defined(__SYNTHESIS__)
+#include "ap_utils.h" /* ap_wait(): an explicit clock boundary */
 #define FTI_K_LOAD(p) (*(volatile fti_k_word *)(p))
 #define FTI_K_STORE(p, v) (*(volatile fti_k_word *)(p) = (fti_k_word)(v))
-#define FTI_K_FENCE() ((void)0)
+#define FTI_K_FENCE() ap_wait()
+#define FTI_K_PROTOCOL_FIXED _Pragma("HLS protocol fixed")
+#elif defined(FTI_K_VOLATILE)
+#define FTI_K_LOAD(p) (*(volatile fti_k_word *)(p))
+#define FTI_K_STORE(p, v) (*(volatile fti_k_word *)(p) = (fti_k_word)(v))
+#define FTI_K_FENCE() __asm__ __volatile__("" ::: "memory")
 #else
 #define FTI_K_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FTI_K_STORE(p, v) __atomic_store_n((p), (fti_k_word)(v), __ATOMIC_RELEASE)
 /* Orders the slot data stores against the sequence stores (seqlock). */
 #define FTI_K_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
+#endif
+
+#if !defined(FTI_K_PROTOCOL_FIXED)
+#define FTI_K_PROTOCOL_FIXED
 #endif
 
 /* Sleeping while waiting matters only in emulation, where the kernel thread
@@ -134,6 +163,16 @@ static inline uint64_t fti_k_now_us_(void)
 #define FTI_K_NOW_US() fti_k_now_us_()
 #endif
 
+/* Stores v at p once every earlier write is complete, and before any later
+ * one: the announcing stores of the protocol (see "Memory ordering"). */
+static inline void fti_k_publish(fti_k_word *p, fti_k_word v)
+{
+    FTI_K_PROTOCOL_FIXED
+    FTI_K_FENCE();
+    FTI_K_STORE(p, v);
+    FTI_K_FENCE();
+}
+
 static inline fti_k_word fti_k_header(const fti_k_word *ctrl, int w)
 {
     return FTI_K_LOAD(&ctrl[FTI_K_AT(FTI_K_LINE_HDR, w)]);
@@ -163,15 +202,13 @@ static inline uint64_t fti_k_slot(const fti_k_word *ctrl, uint64_t b)
  * writes is detected and discarded. */
 static inline void fti_k_slot_begin(fti_k_word *ctrl, uint64_t b)
 {
-    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_SEQ0 + fti_k_slot(ctrl, b), 0)], 2 * b + 1);
-    FTI_K_FENCE();
+    fti_k_publish(&ctrl[FTI_K_AT(FTI_K_LINE_SEQ0 + fti_k_slot(ctrl, b), 0)], 2 * b + 1);
 }
 
 /* After the slot of block b is written: publishes it (even sequence). */
 static inline void fti_k_slot_end(fti_k_word *ctrl, uint64_t b)
 {
-    FTI_K_FENCE();
-    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_SEQ0 + fti_k_slot(ctrl, b), 0)], 2 * b + 2);
+    fti_k_publish(&ctrl[FTI_K_AT(FTI_K_LINE_SEQ0 + fti_k_slot(ctrl, b), 0)], 2 * b + 2);
 }
 
 /* Waits until flagB reaches `want` or `limit_us` passed. 1 when it did.
@@ -179,7 +216,11 @@ static inline void fti_k_slot_end(fti_k_word *ctrl, uint64_t b)
  * after the ack, long enough not to take a core while the host writes. */
 static inline int fti_k_wait_flagb(const fti_k_word *ctrl, uint64_t want, uint64_t limit_us)
 {
-    uint64_t start = FTI_K_NOW_US(), spins = 0, pause = 1000;
+#if defined(__SYNTHESIS__)
+    uint64_t spins = 0;
+#else
+    uint64_t start = FTI_K_NOW_US(), pause = 1000;
+#endif
     for (;;) {
         if (FTI_K_LOAD(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGB, 0)]) >= want)
             return 1;
@@ -189,7 +230,6 @@ static inline int fti_k_wait_flagb(const fti_k_word *ctrl, uint64_t want, uint64
         if (++spins > limit_us)
             return 0;
 #else
-        (void)spins;
         if (FTI_K_NOW_US() - start > limit_us)
             return 0;
         FTI_K_SLEEP_NS(pause);
@@ -206,7 +246,7 @@ static inline int fti_k_checkpoint_wait(fti_k_word *ctrl, uint64_t b)
     uint64_t limit = fti_k_header(ctrl, FTI_K_H_ACK_US);
     uint64_t max_raises = fti_k_header(ctrl, FTI_K_H_RAISES);
     uint64_t raises = FTI_K_LOAD(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGA, 1)]);
-    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGA, 0)], b + 1);
+    fti_k_publish(&ctrl[FTI_K_AT(FTI_K_LINE_FLAGA, 0)], b + 1);
     for (uint64_t n = 0;; n++) {
         if (fti_k_wait_flagb(ctrl, b + 1, limit))
             return FTI_K_OK;
@@ -220,7 +260,7 @@ static inline int fti_k_checkpoint_wait(fti_k_word *ctrl, uint64_t b)
  * blocking mode, waits for the checkpoint. FTI_K_OK or FTI_K_EACK. */
 static inline int fti_k_block_done(fti_k_word *ctrl, uint64_t b)
 {
-    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_PROGRESS, 0)], b + 1);
+    fti_k_publish(&ctrl[FTI_K_AT(FTI_K_LINE_PROGRESS, 0)], b + 1);
     if (fti_k_header(ctrl, FTI_K_H_MODE) == FTI_K_MODE_BLOCKING)
         return fti_k_checkpoint_wait(ctrl, b);
     return FTI_K_OK;
@@ -231,7 +271,7 @@ static inline void fti_k_end(fti_k_word *ctrl, int status, uint64_t blocks)
 {
     FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 1)], (fti_k_word)status);
     FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 2)], blocks);
-    FTI_K_STORE(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 0)], 1);
+    fti_k_publish(&ctrl[FTI_K_AT(FTI_K_LINE_DONE, 0)], 1);
 }
 
 #endif /* FTI_KERNEL_H */
