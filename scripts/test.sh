@@ -2,13 +2,26 @@
 # test.sh: installs dependencies, builds everything in build/ and runs the whole
 # test suite with ctest. Exits non-zero when the build or any test fails.
 #
-#   scripts/test.sh [extra ctest arguments, e.g. -L l1 or -R heatdis]
+#   scripts/test.sh [--no-root] [extra ctest arguments, e.g. -L l1 or -R heatdis]
+#
+# No privilege is needed: MPI tests simulate nodes with the library's
+# local_test = 1 (each node a folder). The few *_ns tests that use the stricter
+# mount namespaces of tools/fti-node-exec are skipped (ctest SKIP) without root
+# or without CAP_SYS_ADMIN, as in most containers.
+#
+# Run as root, a last step runs the MPI labels again as an unprivileged user
+# (FTI_TEST_USER, default fti-ci, created with useradd if missing; run through
+# setpriv or runuser), proving the suite needs no privilege; it is skipped with
+# a note when that user cannot be made or cannot read the tree. --no-root (or
+# FTI_TEST_UNPRIVILEGED=0) leaves that step out; as a non-root user there is
+# nothing to add: the main run is the unprivileged run.
 #
 # Environment: FTI_BUILD_DIR (default build/), FTI_TEST_JOBS (ctest -j, default
 # 1: the MPI tests run 4 ranks on a 2-core machine), FTI_TEST_TIMEOUT (seconds
 # for the whole ctest run, default 3600), FTI_TEST_SANITIZE (default 1: a second
 # build with AddressSanitizer + UndefinedBehaviorSanitizer runs the functional
-# labels again; 0 skips it).
+# labels again; 0 skips it), FTI_TEST_UNPRIV_LABELS (ctest -L of the
+# unprivileged step, default every MPI label).
 #
 # Label "timing" (speed comparisons) is left out: speed is measured in bench/.
 set -euo pipefail
@@ -17,6 +30,58 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${FTI_BUILD_DIR:-$ROOT/build}"
 JOBS="${FTI_TEST_JOBS:-1}"
 TOTAL_TIMEOUT="${FTI_TEST_TIMEOUT:-3600}"
+
+NO_ROOT=0
+if [ "${1:-}" = --no-root ]; then NO_ROOT=1; shift; fi
+[ "$(id -u)" -eq 0 ] || NO_ROOT=1
+
+# run_ctest_as PREFIX CTEST_ARGS...: ctest under the outer time limit, run
+# through PREFIX (empty, or the command that switches to another user).
+run_ctest_as() {
+  local as="$1"; shift
+  # shellcheck disable=SC2086
+  timeout --kill-after=30 "$TOTAL_TIMEOUT" $as env HOME="$HOME" \
+    ctest --output-on-failure --no-tests=error -j"$JOBS" --timeout 600 "$@"
+}
+run_ctest() { run_ctest_as "" "$@"; }
+
+# unprivileged_runner USER: the command prefix that runs as USER, or fails.
+unprivileged_runner() {
+  if command -v setpriv >/dev/null; then
+    echo "setpriv --reuid=$1 --regid=$(id -g "$1") --init-groups --"
+  elif command -v runuser >/dev/null; then
+    echo "runuser -u $1 --"
+  else
+    return 1
+  fi
+}
+
+# As root: the MPI labels once more as an unprivileged user, on the same
+# build (its test scratch dirs handed to that user). Prints why when skipped.
+unprivileged_step() {
+  local user="${FTI_TEST_USER:-fti-ci}" as home labels
+  labels="${FTI_TEST_UNPRIV_LABELS:-l1|l2|l3|l4|head|tools|fault|example|fortran|gpu|fpga}"
+  echo "== unprivileged: MPI labels ($labels) as user $user"
+  if ! id -u "$user" >/dev/null 2>&1 &&
+     ! useradd --system --no-create-home --shell /usr/sbin/nologin "$user" 2>/dev/null; then
+    echo "skipped: cannot create user $user (useradd failed)"; return 0
+  fi
+  if ! as=$(unprivileged_runner "$user"); then
+    echo "skipped: neither setpriv nor runuser is installed"; return 0
+  fi
+  if ! $as test -r "$ROOT/CMakeLists.txt" -a -x "$BUILD/tools/fti-ckpt" 2>/dev/null; then
+    echo "skipped: $user cannot read $ROOT or $BUILD (a parent directory is not world-readable)"
+    return 0
+  fi
+  home="$(mktemp -d /tmp/fti-unpriv.XXXXXX)"
+  mkdir -p "$BUILD/testdirs" "$BUILD/Testing"
+  chown -R "$user" "$BUILD/testdirs" "$BUILD/Testing" "$home"
+  local urc=0
+  (cd "$BUILD" && HOME="$home" run_ctest_as "$as" -L "$labels" -LE timing) || urc=$?
+  chown -R 0:0 "$BUILD/testdirs" "$BUILD/Testing"
+  rm -rf "$home"
+  return "$urc"
+}
 
 cd "$ROOT"
 echo "== dependencies"
@@ -30,8 +95,7 @@ echo "== test"
 # bounds the whole run, so a hung MPI job cannot stall CI forever.
 cd "$BUILD"
 rc=0
-timeout --kill-after=30 "$TOTAL_TIMEOUT" \
-  ctest --output-on-failure --no-tests=error -j"$JOBS" --timeout 600 -LE timing "$@" || rc=$?
+run_ctest -LE timing "$@" || rc=$?
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
   echo "test.sh: the test run exceeded ${TOTAL_TIMEOUT}s and was stopped" >&2
 fi
@@ -48,5 +112,12 @@ if [ "${FTI_TEST_SANITIZE:-1}" = 1 ] && [ $# -eq 0 ]; then
     ctest --output-on-failure --no-tests=error -j"$JOBS" --timeout 600 \
       -L 'unit|l1|l2|l3|l4|head|gpu|tools|fpga' -LE 'timing|example' || srv=$?
   [ "$srv" -eq 0 ] || rc=$srv
+fi
+
+if [ "$NO_ROOT" -eq 0 ] && [ "${FTI_TEST_UNPRIVILEGED:-1}" = 1 ] && [ $# -eq 0 ]; then
+  cd "$ROOT"
+  urc=0
+  unprivileged_step || urc=$?
+  [ "$urc" -eq 0 ] || rc=$urc
 fi
 exit "$rc"
