@@ -58,9 +58,9 @@ static int rank_selected(const char *spec, int rank)
  * flip or truncate only where a file was just written (an accepted point
  * always injects). */
 static const char *const crash_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                           "before_commit", "after_commit", "recovery", NULL};
+                                           "dcp_layer", "before_commit", "after_commit", "recovery", NULL};
 static const char *const file_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                          NULL};
+                                          "dcp_layer", NULL};
 
 static int phase_allowed(fault_kind kind, const char *phase)
 {
@@ -105,7 +105,7 @@ static const char *parse_point(char *spec, int rank)
         if (!phase_allowed(p.kind, p.phase))
             return p.kind == F_CRASH ? "unknown phase" :
                    "flip and truncate need a phase that writes a file: after_local_write, "
-                   "l2_send, l3_encode or l4_flush";
+                   "l2_send, l3_encode, l4_flush or dcp_layer";
     }
     if (selected)
         points[npoints++] = p;

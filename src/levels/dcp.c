@@ -166,7 +166,9 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
         e = write_var(w, &ctx->reg.vars[i], &w->l->image.vars[i]);
     if (e != FTI_E_OK)
         return e;
-    fti_fault_phase("dcp_layer", w->path); /* the blocks are written, the map is not */
+    /* the blocks are written, the map is not */
+    fti_fault_phase("dcp_layer");
+    fti_fault_wrote("dcp_layer", w->path, 0, 0);
     unsigned char *hdr = NULL;
     if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
         return e;

@@ -11,10 +11,7 @@
 #include <stdint.h>
 
 #include "context.h"
-
-#ifndef FTI_L4_DCP
-#define FTI_L4_DCP 8 /* FTI's level id of an L4 differential checkpoint */
-#endif
+#include "fti.h" /* FTI_L4_DCP */
 
 /* dcp_block_size when the config leaves it 0, and dcp_stack_size's default. */
 #define FTI_DCP_DEFAULT_BLOCK (64 * 1024)
