@@ -211,7 +211,8 @@ run_getconfig "$T/template.ini" 0
 expect_val ckptIntv3 7
 expect_val syncIterMax 512
 expect_val ckptTag 711
-expect_val localDir "$T/l/$(val id)"
+# Local_test = 1: rank 0 (node 0) keeps its files under node0/, as FTI does.
+expect_val localDir "$T/l/node0/$(val id)"
 echo "ok: $CASE"
 
 # -- near-miss keys: one "did you mean" each, from rank 0 only ----------------------
