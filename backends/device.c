@@ -78,11 +78,14 @@ static int host_byte_readable(const void *p)
     return readable;
 }
 
+/* The first byte only: a device allocation is unreadable from its start,
+ * and a host region's extent is the application's business (a count larger
+ * than the allocation is accepted, as FTI accepts it). */
 int fti_device_host_readable(const void *ptr, size_t n)
 {
     if (ptr == NULL || n == 0)
         return 1;
-    return host_byte_readable(ptr) && host_byte_readable((const char *)ptr + (n - 1));
+    return host_byte_readable(ptr);
 }
 
 /* Each backend's own word on why it did not claim a pointer. */

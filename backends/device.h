@@ -61,8 +61,8 @@ const fti_device_ops *const *fti_device_backends(void);
  * backend claims but cannot checkpoint: see fti_device_classify). */
 const fti_device_ops *fti_device_lookup(const void *ptr, fti_devptr_info *info);
 
-/* 1 when the host can read the first and last of the n bytes at ptr, 0
- * when it cannot (device memory, unmapped); NULL or n 0 count as readable. */
+/* 1 when the host can read the first of the n bytes at ptr, 0 when it
+ * cannot (device memory, unmapped); NULL or n 0 count as readable. */
 int fti_device_host_readable(const void *ptr, size_t n);
 
 /* What FTI_Protect needs to know about the n bytes at ptr: *ops is the

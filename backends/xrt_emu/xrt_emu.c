@@ -7,19 +7,33 @@
  * Buffer objects pair emulated device memory with a host store; syncs go
  * through one stream of the emulated device per xrt device (one DMA engine),
  * so the device's speed model and failure injection apply. Kernels are C
- * functions registered by name; a run is a thread. Errors are returned as
+ * functions registered by name; a run is a thread.
+ *
+ * Memory banks: the emulated xclbin connects each buffer argument of a
+ * kernel to a bank ("connect KERNEL ARG BANK" lines, bank 0 otherwise), as
+ * v++ --connectivity.sp does; xrtKernelArgGroupId reports it, xrtBOAlloc
+ * records the bank a buffer is placed in, and xrtKernelRun refuses a buffer
+ * in another bank than its argument's, as XRT does on hardware.
+ *
+ * One compute unit shared by processes: with XRT_EMU_SHARED_CU=FILE, every
+ * run holds an exclusive lock on FILE while its kernel executes, so the
+ * kernels of every process (MPI rank) using FILE run one after the other,
+ * like the ranks of a node sharing a card with one compute unit. Errors are returned as
  * negative errno values (as XRT's C API does) and explained on stderr, the
  * way XRT reports the cause of a failed call in its log.
  */
 #include "xrt_emu.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "emu/emu.h"
 
@@ -27,6 +41,7 @@
 #define NAME_LEN 64
 #define XCLBIN_MAGIC "fti-xrt-emu xclbin 1"
 #define HOST_ALIGN 4096
+#define BANKS 4 /* memory banks (DDR[0..3]) of the emulated card */
 
 enum { DEV_MAGIC = 0x58444556, BO_MAGIC = 0x58424f21, KRN_MAGIC = 0x584b524e, RUN_MAGIC = 0x5852554e };
 
@@ -46,6 +61,7 @@ typedef struct emu_device {
     int loaded;
     xuid_t uuid;
     char listed[MAX_KERNELS][NAME_LEN];
+    unsigned bank[MAX_KERNELS][XRT_EMU_MAX_ARGS]; /* of each listed kernel's arguments */
     int nlisted;
 } emu_device;
 
@@ -56,12 +72,14 @@ typedef struct emu_bo {
     unsigned char *host;   /* host backing store */
     size_t size;
     int owner;             /* 0 for sub-buffers */
+    unsigned bank;         /* memory group it was allocated in */
 } emu_bo;
 
 typedef struct emu_kernel {
     unsigned magic;
     emu_device *dev;
     const kernel_def *def;
+    const unsigned *bank; /* its arguments' banks, from the xclbin */
 } emu_kernel;
 
 typedef struct emu_run {
@@ -168,7 +186,30 @@ static void hash_uuid(const char *buf, size_t n, xuid_t out)
     memcpy(out, h, 16);
 }
 
-/* Parses the kernel lines of an emulated xclbin into d->listed. */
+static int listed_index(const emu_device *d, const char *name)
+{
+    for (int i = 0; i < d->nlisted; i++)
+        if (strcmp(d->listed[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* "connect KERNEL ARG BANK", after the kernel's own line. */
+static int parse_connect(emu_device *d, const char *path, const char *line)
+{
+    char name[NAME_LEN];
+    int arg = -1, k;
+    unsigned bank = 0;
+    if (sscanf(line, "connect %63s %d %u", name, &arg, &bank) != 3 ||
+        (k = listed_index(d, name)) < 0 || arg < 0 || arg >= XRT_EMU_MAX_ARGS || bank >= BANKS)
+        return fail(EINVAL, "xclbin %s: bad line '%s' (want \"connect KERNEL ARG BANK\" after "
+                    "the kernel's line, ARG < %d, BANK < %d)", path, line, XRT_EMU_MAX_ARGS,
+                    BANKS);
+    d->bank[k][arg] = bank;
+    return 0;
+}
+
+/* Parses the kernel and connect lines of an emulated xclbin. */
 static int parse_xclbin(emu_device *d, const char *path, char *text)
 {
     char *save = NULL, *line = strtok_r(text, "\n", &save);
@@ -176,8 +217,14 @@ static int parse_xclbin(emu_device *d, const char *path, char *text)
         return fail(EINVAL, "xclbin %s: not an emulated xclbin (first line must be \"%s\"); a "
                     "hardware xclbin needs real XRT", path, XCLBIN_MAGIC);
     d->nlisted = 0;
+    memset(d->bank, 0, sizeof d->bank);
     while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
         char name[NAME_LEN];
+        if (strncmp(line, "connect ", 8) == 0) {
+            if (parse_connect(d, path, line) != 0)
+                return -1;
+            continue;
+        }
         if (sscanf(line, "kernel %63s", name) != 1)
             continue;
         if (kernel_find(name) == NULL)
@@ -249,8 +296,13 @@ static emu_bo *bo_of(xrtBufferHandle h, const char *fn)
 xrtBufferHandle xrtBOAlloc(xrtDeviceHandle dhdl, size_t size, xrtBufferFlags flags,
                            xrtMemoryGroup grp)
 {
-    (void)flags, (void)grp;
+    (void)flags;
     emu_device *d = device_of(dhdl, "xrtBOAlloc");
+    if (d != NULL && grp >= BANKS) {
+        fail(EINVAL, "xrtBOAlloc: memory group %u does not exist (the card has %d banks)",
+             (unsigned)grp, BANKS);
+        return NULL;
+    }
     emu_bo *b = d ? calloc(1, sizeof *b) : NULL;
     size_t rounded = (size + HOST_ALIGN - 1) / HOST_ALIGN * HOST_ALIGN;
     if (b != NULL) {
@@ -269,7 +321,7 @@ xrtBufferHandle xrtBOAlloc(xrtDeviceHandle dhdl, size_t size, xrtBufferFlags fla
     }
     memset(b->host, 0, size);
     fti_emu_write(b->devmem, b->host, size); /* defined contents, like a fresh bank */
-    *b = (emu_bo){BO_MAGIC, d, b->devmem, b->host, size, 1};
+    *b = (emu_bo){BO_MAGIC, d, b->devmem, b->host, size, 1, (unsigned)grp};
     return b;
 }
 
@@ -288,7 +340,7 @@ xrtBufferHandle xrtBOSubAlloc(xrtBufferHandle parent, size_t size, size_t offset
         fail(ENOMEM, "xrtBOSubAlloc: out of memory");
         return NULL;
     }
-    *b = (emu_bo){BO_MAGIC, p->dev, p->devmem + offset, p->host + offset, size, 0};
+    *b = (emu_bo){BO_MAGIC, p->dev, p->devmem + offset, p->host + offset, size, 0, p->bank};
     return b;
 }
 
@@ -386,17 +438,26 @@ xrtKernelHandle xrtPLKernelOpen(xrtDeviceHandle dhdl, const xuid_t xclbin_id, co
         fail(EINVAL, "xrtPLKernelOpen(%s): the xclbin uuid is not the loaded one", name);
         return NULL;
     }
-    int listed = 0;
-    for (int i = 0; i < d->nlisted; i++)
-        listed |= strcmp(d->listed[i], name) == 0;
+    int idx = listed_index(d, name), listed = idx >= 0;
     emu_kernel *k = listed ? malloc(sizeof *k) : NULL;
     if (k == NULL) {
         fail(listed ? ENOMEM : ENOENT, "xrtPLKernelOpen: %s", listed ? "out of memory" :
              "the loaded xclbin has no kernel of that name");
         return NULL;
     }
-    *k = (emu_kernel){KRN_MAGIC, d, kernel_find(name)};
+    *k = (emu_kernel){KRN_MAGIC, d, kernel_find(name), d->bank[idx]};
     return k;
+}
+
+int xrtKernelArgGroupId(xrtKernelHandle khdl, int argno)
+{
+    emu_kernel *k = khdl;
+    if (k == NULL || k->magic != KRN_MAGIC)
+        return fail(EINVAL, "xrtKernelArgGroupId: %p is not a kernel handle", khdl);
+    if (argno < 0 || argno >= (int)strlen(k->def->args) || k->def->args[argno] != 'b')
+        return fail(EINVAL, "xrtKernelArgGroupId(%s, %d): not a buffer argument", k->def->name,
+                    argno);
+    return (int)k->bank[argno];
 }
 
 int xrtKernelClose(xrtKernelHandle khdl)
@@ -412,7 +473,7 @@ int xrtKernelClose(xrtKernelHandle khdl)
 }
 
 /* Reads the arguments per the kernel's declared kinds. */
-static int take_args(emu_run *r, va_list ap)
+static int take_args(emu_run *r, const unsigned *bank, va_list ap)
 {
     const char *kinds = r->def->args;
     for (int i = 0; kinds[i] != '\0'; i++) {
@@ -421,6 +482,10 @@ static int take_args(emu_run *r, va_list ap)
             emu_bo *b = bo_of(va_arg(ap, xrtBufferHandle), "xrtKernelRun");
             if (b == NULL)
                 return fail(EINVAL, "kernel %s: argument %d is not a buffer", r->def->name, i);
+            if (b->bank != bank[i])
+                return fail(EINVAL, "xrtKernelRun(%s): argument %d is a buffer in memory bank "
+                            "%u, but the argument is connected to bank %u (allocate it in "
+                            "xrtKernelArgGroupId's group)", r->def->name, i, b->bank, bank[i]);
             r->args[i].ptr = b->devmem;
             break;
         }
@@ -434,10 +499,30 @@ static int take_args(emu_run *r, va_list ap)
     return 0;
 }
 
+/* XRT_EMU_SHARED_CU: the compute unit is held while the kernel runs. */
+static int cu_acquire(void)
+{
+    const char *path = getenv("XRT_EMU_SHARED_CU");
+    if (path == NULL || path[0] == '\0')
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "xrt_emu: XRT_EMU_SHARED_CU=%s: %s (kernel not serialised)\n", path,
+                strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+        ;
+    return fd;
+}
+
 static void *run_main(void *arg)
 {
     emu_run *r = arg;
+    int cu = cu_acquire();
     r->def->fn(r->args);
+    if (cu >= 0)
+        close(cu); /* releases the lock */
     pthread_mutex_lock(&r->lock);
     r->state = ERT_CMD_STATE_COMPLETED;
     pthread_cond_broadcast(&r->ended);
@@ -476,7 +561,7 @@ xrtRunHandle xrtKernelRun(xrtKernelHandle khdl, ...)
     r->def = k->def;
     va_list ap;
     va_start(ap, khdl);
-    int rc = take_args(r, ap);
+    int rc = take_args(r, k->bank, ap);
     va_end(ap);
     if (rc != 0 || run_start(r) != 0) {
         free(r);

@@ -130,11 +130,17 @@ xrtKernelHandle fpga_kernel(fpga *f, const char *name)
     return k;
 }
 
-xrtBufferHandle fpga_alloc(fpga *f, size_t bytes)
+xrtBufferHandle fpga_alloc(fpga *f, xrtKernelHandle k, int arg, size_t bytes)
 {
-    xrtBufferHandle bo = xrtBOAlloc(f->dev, bytes, XRT_BO_FLAGS_NONE, 0);
+    /* The bank the xclbin connects the argument to: a buffer in another
+     * bank cannot be passed to the kernel (or is reached slowly across the
+     * memory interconnect, depending on the platform). */
+    int group = xrtKernelArgGroupId(k, arg);
+    if (group < 0)
+        die("xrtKernelArgGroupId(argument %d) failed: %d", arg, group);
+    xrtBufferHandle bo = xrtBOAlloc(f->dev, bytes, XRT_BO_FLAGS_NONE, (xrtMemoryGroup)group);
     if (bo == NULL)
-        die("xrtBOAlloc(%zu bytes) failed", bytes);
+        die("xrtBOAlloc(%zu bytes in memory group %d) failed", bytes, group);
     return bo;
 }
 

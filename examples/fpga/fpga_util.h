@@ -56,7 +56,9 @@ FTI_FpgaMode monitor_mode(run_mode m);
 void fpga_open(fpga *f, const char *xclbin);
 void fpga_close(fpga *f);
 xrtKernelHandle fpga_kernel(fpga *f, const char *name);
-xrtBufferHandle fpga_alloc(fpga *f, size_t bytes);
+/* A buffer for argument `arg` of kernel k, in the memory bank that argument
+ * is connected to (xrtKernelArgGroupId). */
+xrtBufferHandle fpga_alloc(fpga *f, xrtKernelHandle k, int arg, size_t bytes);
 /* Host <-> device through the buffer's host store; stop the job on error. */
 void bo_put(xrtBufferHandle bo, const void *src, size_t n, size_t off);
 void bo_get(xrtBufferHandle bo, void *dst, size_t n, size_t off);

@@ -101,10 +101,10 @@ static void setup(jacobi *j)
     j->words = (size_t)(j->rows + 2) * (size_t)j->cols;
     fpga_open(&j->f, j->o.xclbin);
     j->kernel = fpga_kernel(&j->f, "jacobi_sweep");
-    j->ctrl = fpga_alloc(&j->f, FTI_FpgaCtrlBytes((uint32_t)j->o.slots));
-    j->errs = fpga_alloc(&j->f, (size_t)j->o.slots * SLOT_BYTES);
+    j->ctrl = fpga_alloc(&j->f, j->kernel, 2, FTI_FpgaCtrlBytes((uint32_t)j->o.slots));
+    j->errs = fpga_alloc(&j->f, j->kernel, 3, (size_t)j->o.slots * SLOT_BYTES);
     for (int b = 0; b < 2; b++) {
-        j->grid[b] = fpga_alloc(&j->f, j->words * sizeof(double));
+        j->grid[b] = fpga_alloc(&j->f, j->kernel, 0, j->words * sizeof(double));
         j->mirror[b] = malloc(j->words * sizeof(double));
         if (j->mirror[b] == NULL)
             die("out of memory for a %zu-byte slab", j->words * sizeof(double));

@@ -37,6 +37,14 @@ static double sweep_row(const double *in, double *out, int i, int cols)
 void jacobi_sweep(const double *in, double *out, fti_k_word *ctrl, double *errs, int rows,
                   int cols, int block_rows, int64_t pace_ns)
 {
+#if defined(__SYNTHESIS__)
+    /* The control block on a bundle of its own (fti_kernel.h, "Memory
+     * ordering"); the grids share one, as they swap roles every sweep. */
+#pragma HLS INTERFACE m_axi port = in bundle = gmem0
+#pragma HLS INTERFACE m_axi port = out bundle = gmem0
+#pragma HLS INTERFACE m_axi port = ctrl bundle = gmem_ctrl
+#pragma HLS INTERFACE m_axi port = errs bundle = gmem1
+#endif
     uint64_t resume = 0, b;
     int status = FTI_K_OK;
     if (fti_k_begin(ctrl, &resume) != FTI_K_OK)

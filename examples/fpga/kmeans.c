@@ -98,12 +98,12 @@ static void setup(kmeans *km)
     km->labels = xcalloc((size_t)km->n, sizeof(int32_t));
     fpga_open(&km->f, km->o.xclbin);
     km->kernel = fpga_kernel(&km->f, "kmeans_assign");
-    km->pts = fpga_alloc(&km->f, (size_t)km->n * (size_t)km->d * sizeof(double));
-    km->cent = fpga_alloc(&km->f, kd * sizeof(double));
-    km->work = fpga_alloc(&km->f, km->labels_off + (size_t)km->n * sizeof(int32_t));
+    km->pts = fpga_alloc(&km->f, km->kernel, 0, (size_t)km->n * (size_t)km->d * sizeof(double));
+    km->cent = fpga_alloc(&km->f, km->kernel, 1, kd * sizeof(double));
+    km->work = fpga_alloc(&km->f, km->kernel, 2, km->labels_off + (size_t)km->n * sizeof(int32_t));
     km->acc_bo = xrtBOSubAlloc(km->work, km->acc_words * sizeof(double), 0);
     km->labels_bo = xrtBOSubAlloc(km->work, (size_t)km->n * sizeof(int32_t), km->labels_off);
-    km->ctrl = fpga_alloc(&km->f, FTI_FpgaCtrlBytes(1));
+    km->ctrl = fpga_alloc(&km->f, km->kernel, 4, FTI_FpgaCtrlBytes(1));
     if (km->acc_bo == NULL || km->labels_bo == NULL)
         die("xrtBOSubAlloc of the work buffer failed");
     make_points(km);

@@ -30,6 +30,14 @@ static int nearest(const double *p, const double *cent, int d, int k, double *di
 void kmeans_assign(const double *pts, const double *cent, int32_t *labels, double *acc,
                    fti_k_word *ctrl, int n, int d, int k)
 {
+#if defined(__SYNTHESIS__)
+    /* labels and acc are two ranges of one buffer: one bundle, one bank. */
+#pragma HLS INTERFACE m_axi port = pts bundle = gmem0
+#pragma HLS INTERFACE m_axi port = cent bundle = gmem1
+#pragma HLS INTERFACE m_axi port = labels bundle = gmem2
+#pragma HLS INTERFACE m_axi port = acc bundle = gmem2
+#pragma HLS INTERFACE m_axi port = ctrl bundle = gmem_ctrl
+#endif
     uint64_t resume = 0;
     if (fti_k_begin(ctrl, &resume) != FTI_K_OK)
         return;

@@ -83,13 +83,13 @@ static void setup(yuv *y)
     y->bytes = (size_t)y->w * (size_t)y->h * 3;
     fpga_open(&y->f, y->o.xclbin);
     y->kernel = fpga_kernel(&y->f, "yuv_filter");
-    y->rgb = fpga_alloc(&y->f, y->bytes);
+    y->rgb = fpga_alloc(&y->f, y->kernel, 0, y->bytes);
     for (int s = 0; s < YUV_STAGES; s++) {
-        y->stage[s] = fpga_alloc(&y->f, y->bytes);
+        y->stage[s] = fpga_alloc(&y->f, y->kernel, 1 + s, y->bytes);
         y->host[s] = xalloc(y->bytes);
     }
-    y->ctrl = fpga_alloc(&y->f, FTI_FpgaCtrlBytes((uint32_t)y->o.slots));
-    y->sums = fpga_alloc(&y->f, (size_t)y->o.slots * SLOT_BYTES);
+    y->ctrl = fpga_alloc(&y->f, y->kernel, 4, FTI_FpgaCtrlBytes((uint32_t)y->o.slots));
+    y->sums = fpga_alloc(&y->f, y->kernel, 5, (size_t)y->o.slots * SLOT_BYTES);
     y->in = xalloc(y->bytes);
 }
 

@@ -68,6 +68,14 @@ static void to_rgb(const uint8_t *yuv, uint8_t *rgb, int64_t np)
 void yuv_filter(const uint8_t *rgb, uint8_t *yuv, uint8_t *blurred, uint8_t *out,
                 fti_k_word *ctrl, uint64_t *sums, int w, int h, int64_t pace_ns)
 {
+#if defined(__SYNTHESIS__)
+#pragma HLS INTERFACE m_axi port = rgb bundle = gmem0
+#pragma HLS INTERFACE m_axi port = yuv bundle = gmem1
+#pragma HLS INTERFACE m_axi port = blurred bundle = gmem2
+#pragma HLS INTERFACE m_axi port = out bundle = gmem0
+#pragma HLS INTERFACE m_axi port = ctrl bundle = gmem_ctrl
+#pragma HLS INTERFACE m_axi port = sums bundle = gmem1
+#endif
     uint64_t resume = 0, s;
     int status = FTI_K_OK;
     int64_t np = (int64_t)w * h;

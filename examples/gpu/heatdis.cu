@@ -56,6 +56,7 @@ static void cuda_check(cudaError_t e, const char *what, const char *file, int li
 struct options {
     long rows, cols, iters;
     const char *config;
+    const char *out; /* prefix of the per-rank result file, or NULL */
 };
 
 struct band {
@@ -73,11 +74,13 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->cols = 1024;
     o->iters = 1000;
     o->config = "heatdis_gpu.fti";
+    o->out = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--rows") == 0) o->rows = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--cols") == 0) o->cols = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--iters") == 0) o->iters = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--config") == 0) o->config = argv[i + 1];
+        else if (strcmp(argv[i], "--out") == 0) o->out = argv[i + 1];
         else return -1;
     }
     return (argc % 2 == 1 && o->rows > 0 && o->cols > 2 && o->iters > 0) ? 0 : -1;
@@ -208,8 +211,22 @@ static double step(struct band *b, long it, int report)
     return global;
 }
 
-/* Order-independent summary of the final grid, to compare runs. */
-static void report_result(struct band *b, long it)
+/* The rank's final grid, byte for byte, in "<prefix>.<rank>": a run
+ * killed and restarted must write the same bytes as one that was not. */
+static void write_grid(const double *h, size_t cells, const char *prefix, int rank)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", prefix, rank);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(h, sizeof *h, cells, f) != cells || fclose(f) != 0) {
+        fprintf(stderr, "heatdis_gpu: cannot write %s\n", path);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+/* Order-independent summary of the final grid, to compare runs; the grid
+ * itself with --out. */
+static void report_result(struct band *b, long it, const char *out)
 {
     double *h = (double *)malloc(b->cells * sizeof(double));
     double sum = 0, total = 0;
@@ -221,6 +238,8 @@ static void report_result(struct band *b, long it)
     for (long r = 1; r <= b->rows; r++)
         for (long c = 0; c < b->cols; c++)
             sum += h[r * b->cols + c];
+    if (out != NULL)
+        write_grid(h, b->cells, out, b->rank);
     MPI_Reduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, 0, FTI_COMM_WORLD);
     if (b->rank == 0)
         printf("heatdis_gpu: %ld iterations, total heat %.12e\n", it, total);
@@ -241,9 +260,9 @@ static int run(const struct options *o)
         return 1;
     }
     for (; it < o->iters; it++) {
-        /* The last sweep may still be running: the library copies the grids
-         * on streams of its own, which do not wait for the application's. */
-        CUDA_CHECK(cudaDeviceSynchronize());
+        /* No cudaDeviceSynchronize needed: the last sweep may still run on
+         * the legacy default stream, and a checkpoint waits for it as FTI's
+         * cudaMemcpy does (docs/GPU.md, "Ordering"). */
         int rc = FTI_Snapshot(); /* on a restart: restores `it` and both grids */
         if (rc != FTI_SCES && rc != FTI_DONE) {
             fprintf(stderr, "heatdis_gpu: rank %d: FTI_Snapshot failed at iteration %d\n",
@@ -256,7 +275,7 @@ static int run(const struct options *o)
             printf("heatdis_gpu: iteration %d, largest change %.3e\n", it + 1, delta);
     }
     CUDA_CHECK(cudaDeviceSynchronize());
-    report_result(&b, it);
+    report_result(&b, it, o->out);
     band_free(&b);
     return 0;
 }
@@ -266,7 +285,8 @@ int main(int argc, char **argv)
     struct options o;
     MPI_Init(&argc, &argv);
     if (parse_options(argc, argv, &o) != 0) {
-        fprintf(stderr, "usage: heatdis_gpu [--rows R] [--cols C] [--iters N] [--config FILE]\n");
+        fprintf(stderr, "usage: heatdis_gpu [--rows R] [--cols C] [--iters N] [--config FILE] "
+                        "[--out PREFIX]\n");
         MPI_Finalize();
         return 2;
     }

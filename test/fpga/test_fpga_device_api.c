@@ -6,6 +6,9 @@
  * restored by a second FTI_Init + FTI_Recover, byte for byte; a variable
  * at an offset of its buffer restores only its own bytes. Errors: an
  * unknown backend, a device copy failure, a range past the buffer's end.
+ * Memory banks of the XRT emulation: a buffer argument is connected to a
+ * bank by the xclbin, xrtKernelArgGroupId says which, and a buffer placed in
+ * another bank is refused by xrtKernelRun.
  */
 #include <mpi.h>
 #include <setjmp.h>
@@ -20,6 +23,9 @@
 
 #include <xrt/xrt_bo.h>
 #include <xrt/xrt_device.h>
+#include <xrt/xrt_kernel.h>
+
+#include "xrt_emu.h"
 
 #include "fti.h"
 #include "fti_device.h"
@@ -164,6 +170,53 @@ static void device_failures_fail_the_checkpoint(void **state)
     close_bufs(&d);
 }
 
+/* ---- memory banks ------------------------------------------------------------ */
+
+/* Writes 42 into its buffer argument's first word. */
+static void bank_probe(const xrt_emu_arg *args)
+{
+    *(int64_t *)args[0].ptr = 42 + args[1].i;
+}
+XRT_EMU_KERNEL(bank_probe, "bi", bank_probe)
+
+static void buffers_follow_the_argument_bank(void **state)
+{
+    (void)state;
+    write_config("banks");
+    char xclbin[1200];
+    snprintf(xclbin, sizeof xclbin, "%s.xclbin", config);
+    FILE *f = fopen(xclbin, "w");
+    assert_non_null(f);
+    fputs("fti-xrt-emu xclbin 1\nkernel bank_probe\nconnect bank_probe 0 2\n", f);
+    fclose(f);
+    xrtDeviceHandle dev = xrtDeviceOpen(0);
+    xuid_t uuid;
+    assert_non_null(dev);
+    assert_int_equal(xrtDeviceLoadXclbinFile(dev, xclbin), 0);
+    assert_int_equal(xrtDeviceGetXclbinUUID(dev, uuid), 0);
+    xrtKernelHandle k = xrtPLKernelOpen(dev, uuid, "bank_probe");
+    assert_non_null(k);
+    assert_int_equal(xrtKernelArgGroupId(k, 0), 2);
+    assert_true(xrtKernelArgGroupId(k, 1) < 0); /* a scalar has no bank */
+    assert_null(xrtBOAlloc(dev, 64, XRT_BO_FLAGS_NONE, 9)); /* no such bank */
+    xrtBufferHandle bank0 = xrtBOAlloc(dev, 64, XRT_BO_FLAGS_NONE, 0);
+    xrtBufferHandle right = xrtBOAlloc(dev, 64, XRT_BO_FLAGS_NONE, (xrtMemoryGroup)xrtKernelArgGroupId(k, 0));
+    assert_true(bank0 && right);
+    assert_null(xrtKernelRun(k, bank0, 0)); /* bank 0 is not connected to argument 0 */
+    xrtRunHandle run = xrtKernelRun(k, right, 1);
+    assert_non_null(run);
+    assert_int_equal(xrtRunWait(run), ERT_CMD_STATE_COMPLETED);
+    int64_t v = 0;
+    assert_int_equal(xrtBOSync(right, XCL_BO_SYNC_BO_FROM_DEVICE, sizeof v, 0), 0);
+    assert_int_equal(xrtBORead(right, &v, sizeof v, 0), 0);
+    assert_int_equal(v, 43);
+    xrtRunClose(run);
+    xrtBOFree(bank0);
+    xrtBOFree(right);
+    xrtKernelClose(k);
+    xrtDeviceClose(dev);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -171,6 +224,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(device_buffers_survive_a_restart),
         cmocka_unit_test(unknown_backend_is_named),
         cmocka_unit_test(device_failures_fail_the_checkpoint),
+        cmocka_unit_test(buffers_follow_the_argument_bank),
     };
     int rc = cmocka_run_group_tests_name("fpga_device_api (emulated XRT)", tests, NULL, NULL);
     MPI_Finalize();

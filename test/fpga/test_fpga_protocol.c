@@ -470,20 +470,24 @@ static void bad_configs_are_explained(void **state)
 }
 
 /* Rounds with the other ranks happen on news or every agree_interval_s,
- * not at every poll: blocks of 60 ms leave the monitor polling (1 ms
+ * not at every poll: blocks of 150 ms leave the monitor polling (1 ms
  * backoff) with nothing to agree on most of the time. */
 static void no_collective_per_poll(void **state)
 {
     (void)state;
     fixture *f = make(FTI_FPGA_NONBLOCKING, 4, 16, 16, 2);
-    f->k.block_pause_us = 60000;
-    f->cfg.agree_interval_s = 0.02;
+    f->k.block_pause_us = 150000;
+    f->cfg.agree_interval_s = 0.05;
     assert_int_equal(run(f), FTI_SCES);
     FTI_FpgaStats st = stats(f);
     assert_int_equal(f->bad, 0);
     assert_int_equal(f->ckpts[f->nckpt - 1], 4);
-    /* ~240 ms: ~12 interval rounds plus a few per block, against >= 200 polls */
-    assert_true(st.polls >= 100);
+    /* ~600 ms: ~12 interval rounds plus a few per block, against a few
+     * hundred polls (fewer on a loaded machine, whose naps last longer) */
+    if (st.rounds * 3 >= st.polls)
+        fprintf(stderr, "%lld rounds for %lld polls\n", (long long)st.rounds,
+                (long long)st.polls);
+    assert_true(st.polls >= 50);
     assert_true(st.rounds * 3 < st.polls);
     destroy(f);
 }

@@ -36,6 +36,10 @@ xrtKernelHandle xrtPLKernelOpen(xrtDeviceHandle dhdl, const xuid_t xclbin_id, co
 /* 0, or -1. Runs must be closed first. */
 int xrtKernelClose(xrtKernelHandle khdl);
 
+/* The memory group (bank) buffer argument argno is connected to, for
+ * xrtBOAlloc; negative on error. */
+int xrtKernelArgGroupId(xrtKernelHandle khdl, int argno);
+
 /* Starts the kernel with its arguments (buffers as xrtBufferHandle, scalars
  * by value in the kernel's declared types); a run handle, or NULL. */
 xrtRunHandle xrtKernelRun(xrtKernelHandle khdl, ...);
