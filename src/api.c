@@ -107,14 +107,20 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
 }
 
 /* Undoes a failed FTI_Init: every resource released, FTI_COMM_WORLD left as
- * the communicator given (as FTI leaves it), so the application can report
- * and call MPI_Finalize. */
-static int init_failed(fti_ctx *ctx, fti_err e)
+ * FTI leaves it, so the application can report and call MPI_Finalize: the
+ * communicator given, or, once the heads serve (they end when released
+ * here), the application ranks' communicator, which is then kept for it. */
+static int init_failed(fti_ctx *ctx, fti_err e, int heads_serving)
 {
+    MPI_Comm app = MPI_COMM_NULL;
+    if (heads_serving) {
+        app = ctx->topo.app;
+        ctx->topo.app = MPI_COMM_NULL; /* not freed: it is FTI_COMM_WORLD now */
+    }
     ctx->state = FTI_ST_UNINIT;
     release(ctx);
     fti_topology_free(&ctx->topo);
-    FTI_COMM_WORLD = user_comm;
+    FTI_COMM_WORLD = app != MPI_COMM_NULL ? app : user_comm;
     return to_code(e);
 }
 
@@ -153,7 +159,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     if (e == FTI_E_OK)
         e = fti_post_init(ctx);
     if (e != FTI_E_OK)
-        return init_failed(ctx, e);
+        return init_failed(ctx, e, 0);
     FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
     if (ctx->topo.is_head)
@@ -162,7 +168,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     /* On failure the library stays unusable so no new checkpoint can shadow the old ones. */
     e = fti_recover_prepare(ctx);
     if (e != FTI_E_OK)
-        return init_failed(ctx, e);
+        return init_failed(ctx, e, ctx->cfg.head);
     if (ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
                 FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
