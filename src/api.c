@@ -513,7 +513,7 @@ int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
     return no_hdf5("FTI_RenameGroup");
 }
 
-int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name, FTIT_H5Group *h5group)
+int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
 {
     (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group;
     return no_hdf5("FTI_DefineDataset");
