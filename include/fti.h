@@ -83,9 +83,10 @@ typedef struct FTIT_shape {
     int64_t count[32];
 } FTIT_shape;
 
+/* Member order as in FTI 1.6, so positional initialisers carry over. */
 typedef struct FTIT_attribute {
-    char name[FTI_BUFS];
     FTIT_shape dim;
+    char name[FTI_BUFS];
 } FTIT_attribute;
 
 typedef enum FTIT_attributeFlag {
@@ -208,7 +209,7 @@ FTI_API int FTI_SendFile(const char *lpath, const char *rpath);
  * FTI_NSCS (NULL for the span) with a message naming the function. */
 FTI_API int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent);
 FTI_API int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name);
-FTI_API int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name,
+FTI_API int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name,
                               FTIT_H5Group *h5group);
 FTI_API int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
                                     FTIT_H5Group *h5group, fti_id_t tid);

@@ -117,14 +117,20 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
 }
 
 /* Undoes a failed FTI_Init: every resource released, FTI_COMM_WORLD left as
- * the communicator given (as FTI leaves it), so the application can report
- * and call MPI_Finalize. */
-static int init_failed(fti_ctx *ctx, fti_err e)
+ * FTI leaves it, so the application can report and call MPI_Finalize: the
+ * communicator given, or, once the heads serve (they end when released
+ * here), the application ranks' communicator, which is then kept for it. */
+static int init_failed(fti_ctx *ctx, fti_err e, int heads_serving)
 {
+    MPI_Comm app = MPI_COMM_NULL;
+    if (heads_serving) {
+        app = ctx->topo.app;
+        ctx->topo.app = MPI_COMM_NULL; /* not freed: it is FTI_COMM_WORLD now */
+    }
     ctx->state = FTI_ST_UNINIT;
     release(ctx);
     fti_topology_free(&ctx->topo);
-    FTI_COMM_WORLD = user_comm;
+    FTI_COMM_WORLD = app != MPI_COMM_NULL ? app : user_comm;
     return to_code(e);
 }
 
@@ -164,7 +170,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         e = fti_post_init(ctx);
     if (e != FTI_E_OK) {
         fti_jobstatus_init_error(rank, e, fti_last_error());
-        return init_failed(ctx, e);
+        return init_failed(ctx, e, 0);
     }
     FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
@@ -175,7 +181,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     e = fti_recover_prepare(ctx);
     if (e != FTI_E_OK) {
         fti_jobstatus_restart_refused(ctx->topo.app_rank, e, fti_last_error());
-        return init_failed(ctx, e);
+        return init_failed(ctx, e, ctx->cfg.head);
     }
     if (ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
@@ -538,7 +544,7 @@ int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
     return no_hdf5("FTI_RenameGroup");
 }
 
-int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name, FTIT_H5Group *h5group)
+int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
 {
     (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group;
     return no_hdf5("FTI_DefineDataset");

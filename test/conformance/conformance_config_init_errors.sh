@@ -2,7 +2,8 @@
 # FTI_Init failure never aborts: for every early error (config file missing,
 # a directory, not INI, empty name, bad value, out of range, key given twice,
 # unsupported ckpt_io, group_size or node_size not fitting the job, ckpt_dir
-# not creatable, a restart required with nothing to restart from) every rank
+# not creatable, a restart required with nothing to restart from, with and
+# without heads) every rank
 # gets the code, FTI_COMM_WORLD is still the communicator given and works
 # (an MPI_Allreduce over it), MPI_Finalize is clean and the job exits 0 with
 # no abort in its output. The message names the file and the key.
@@ -48,6 +49,19 @@ write_config "$T/d.fti" ckpt_dir="$T/afile/sub"
 expect_clean_fail "ckpt_dir" -1 "$T/d.fti" "\[basic\] ckpt_dir: cannot create directory $T/afile/sub"
 write_config "$T/q.fti" restart=required
 expect_clean_fail "restart required, none there" -2 "$T/q.fti" "restart"
+
+# With heads: a config error is seen by every rank before any head serves
+# (all four get the code and the given communicator); a failed restart comes
+# after the heads started serving: they are released and end, and the two
+# application ranks get FTI_NREC with FTI_COMM_WORLD their own communicator.
+write_config "$T/h1.fti" head=1 node_size=2 group_size=1 verbosity=9
+expect_clean_fail "heads, config error" -1 "$T/h1.fti" "\[basic\] verbosity = 9"
+write_config "$T/h2.fti" head=1 node_size=2 group_size=1 restart=required
+run4 "$P" "$T/h2.fti" || { show; fail "heads, failed restart: the job exited non-zero"; }
+[ "$(count_in "$T/out" ": FTI_Init returned -2, comm given 0, sum 2\$")" = 2 ] \
+  || { show; fail "heads, failed restart: the application ranks did not get -2 and their communicator"; }
+[ "$(count_in "$T/out" "FTI_Init returned")" = 2 ] || { show; fail "heads, failed restart: a head returned"; }
+echo "ok: heads, failed restart"
 
 # The same program succeeds on a good config (the checks above can tell).
 write_config "$T/ok.fti"
