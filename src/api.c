@@ -16,6 +16,7 @@
 #include "fault.h"
 #include "fio.h"
 #include "jobstatus.h"
+#include "watchdog.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "post.h"
@@ -121,6 +122,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         return FTI_NSCS;
     }
     memset(ctx, 0, sizeof *ctx);
+    ctx->metrics.job.start = fti_now(); /* metrics: the job summary */
     user_comm = globalComm;
     int rank;
     MPI_Comm_rank(globalComm, &rank);
@@ -138,10 +140,14 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     }
     FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
+    fti_watchdog_setup(ctx->cfg.head);
     if (ctx->topo.is_head)
         return fti_post_serve_head(ctx);
 
+    double t0 = fti_now();
     e = fti_recover_prepare(ctx);
+    ctx->metrics.job.recovery += fti_now() - t0; /* metrics: the job summary */
+    ctx->metrics.job.restarted = ctx->rec.pending;
     if (e != FTI_E_OK) {
         fti_jobstatus_restart_refused(ctx->topo.app_rank, e, fti_last_error());
         /* Leave the library unusable so no new checkpoint can shadow the old ones. */
@@ -152,9 +158,12 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         return to_code(e);
     }
     if (ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
+        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s%s",
                 FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
-                ctx->rec.pending ? "restart" : "fresh start");
+                ctx->rec.pending ? "restart" : "fresh start",
+                ctx->cfg.head ? "; head = 1: one rank per node serves checkpoints, so the "
+                                "application must communicate on FTI_COMM_WORLD, never "
+                                "MPI_COMM_WORLD" : "");
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, ctx->rec.pending ? &ctx->rec.chosen : NULL);
     return FTI_SCES;
 }
@@ -165,6 +174,8 @@ int FTI_Finalize(void)
     if (ctx == NULL)
         return FTI_NSCS;
     fti_err e = fti_post_wait(ctx);
+    if (!ctx->topo.is_head)
+        fti_metrics_job_summary(ctx);
     if (e == FTI_E_OK && !ctx->cfg.keep_last_ckpt)
         e = fti_remove_checkpoints(ctx);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
@@ -309,13 +320,22 @@ int FTI_Checkpoint(int id, int level)
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
+/* fti_recover_all, its time counted in the job summary. */
+static fti_err recover_timed(fti_ctx *ctx)
+{
+    double t0 = fti_now();
+    fti_err e = fti_recover_all(ctx);
+    ctx->metrics.job.recovery += fti_now() - t0;
+    return e;
+}
+
 int FTI_Snapshot(void)
 {
     fti_ctx *ctx = ready("FTI_Snapshot");
     if (ctx == NULL)
         return FTI_NSCS;
     if (ctx->rec.pending)
-        return to_code(fti_recover_all(ctx));
+        return to_code(recover_timed(ctx));
     fti_err e = fti_post_poll(ctx);
     int level = fti_schedule_tick(&ctx->sched, ctx->topo.app);
     if (level == 0)
@@ -383,7 +403,7 @@ int FTI_Recover(void)
     fti_ctx *ctx = ready("FTI_Recover");
     if (ctx == NULL)
         return FTI_NSCS;
-    return to_code(fti_recover_all(ctx));
+    return to_code(recover_timed(ctx));
 }
 
 int FTI_RecoverVarInit(void)

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "jobstatus.h"
 #include "metrics.h"
+#include "watchdog.h"
 #include "post.h"
 
 double fti_now(void)
@@ -22,7 +23,7 @@ double fti_now(void)
 int fti_all_ok(MPI_Comm comm, int ok)
 {
     int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    fti_watched_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm, "agreement of all ranks");
     return all;
 }
 
@@ -31,7 +32,7 @@ int fti_first_failed(MPI_Comm comm, int ok)
     int rank, first;
     MPI_Comm_rank(comm, &rank);
     int mine = ok ? INT_MAX : rank;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    fti_watched_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, "checkpoint agreement");
     return first == INT_MAX ? -1 : first;
 }
 
@@ -50,6 +51,7 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
                         "write the commit record %s", (unsigned long long)c->seq, c->level,
                         ctx->dirs.commit);
     fti_meta_commit(&ctx->meta, c);
+    fti_metrics_job_committed(ctx, c);
     fti_jobstatus_committed(ctx->topo.app_rank, c);
     fti_fault_phase("after_commit", NULL);
     return FTI_E_OK;
@@ -97,7 +99,19 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
+static fti_err take(fti_ctx *ctx, int64_t id, int level);
+
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
+{
+    double t0 = fti_now();
+    fti_err e = take(ctx, id, level);
+    double secs = fti_now() - t0;
+    ctx->metrics.job.blocked += secs; /* metrics: the job summary */
+    fti_watchdog_reference(secs);
+    return e;
+}
+
+static fti_err take(fti_ctx *ctx, int64_t id, int level)
 {
     fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
     /* The previous asynchronous post-processing must end (and commit) first. */
@@ -124,7 +138,8 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     e = write_local(ctx, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
-    MPI_Allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
+    fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
+                          "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
     if (level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
