@@ -9,7 +9,10 @@
 
 #define MIN_THRESHOLD_S 60.0
 #define FACTOR 20.0
-#define SPIN_S 0.001 /* poll without sleeping this long: fast collectives stay fast */
+/* Poll without sleeping for this long, as MPI's own blocking wait does (a
+ * collective progresses only while its ranks poll); then nap between polls. */
+#define SPIN_S 1.0
+#define NAP_NS 1000000L /* 1 ms */
 
 /* Process-wide by nature (one library per process): set in FTI_Init. */
 static struct {
@@ -58,13 +61,6 @@ static void warn(const char *what, double waited, MPI_Comm comm)
                       "(docs/TROUBLESHOOTING.md)" : "");
 }
 
-/* Sleeps between polls, growing from 50 us to 10 ms. */
-static void pause_for(double *nap)
-{
-    struct timespec ts = {0, (long)(*nap * 1e9)};
-    nanosleep(&ts, NULL);
-    *nap = *nap * 2 > 0.01 ? 0.01 : *nap * 2;
-}
 
 int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
                           MPI_Comm comm, const char *what)
@@ -73,18 +69,24 @@ int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype 
     int rc = MPI_Iallreduce(send, recv, count, type, op, comm, &req);
     if (rc != MPI_SUCCESS)
         return rc;
-    double start = fti_now(), nap = 50e-6;
-    for (;;) {
+    double start = fti_now();
+    int napping = 0;
+    for (unsigned long polls = 1;; polls++) {
         int done = 0;
         rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             return rc;
+        if (!napping && polls % 256 != 0) /* while spinning, read the clock now and then */
+            continue;
         double waited = fti_now() - start;
         if (!wd.warned && waited > threshold()) {
             wd.warned = 1;
             warn(what, waited, comm);
         }
-        if (waited > SPIN_S)
-            pause_for(&nap);
+        napping = waited > SPIN_S;
+        if (napping) {
+            struct timespec nap = {0, NAP_NS};
+            nanosleep(&nap, NULL);
+        }
     }
 }
