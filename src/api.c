@@ -17,6 +17,7 @@
 #include "fio.h"
 #include "jobstatus.h"
 #include "levels/dcp.h"
+#include "watchdog.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
@@ -158,6 +159,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         return init_again(ctx, configFile);
     memset(ctx, 0, sizeof *ctx);
     fti_topology_reset(&ctx->topo); /* MPI_COMM_NULL is not 0 (MPICH) */
+    ctx->metrics.job.start = fti_now(); /* metrics: the job summary */
     user_comm = globalComm;
     FTI_COMM_WORLD = globalComm;
     int rank;
@@ -174,19 +176,26 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     }
     FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
+    fti_watchdog_setup(ctx->cfg.head);
     if (ctx->topo.is_head)
         return fti_post_serve_head(ctx);
 
     /* On failure the library stays unusable so no new checkpoint can shadow the old ones. */
+    double t0 = fti_now();
     e = fti_recover_prepare(ctx);
+    ctx->metrics.job.recovery += fti_now() - t0; /* metrics: the job summary */
+    ctx->metrics.job.restarted = ctx->rec.pending;
     if (e != FTI_E_OK) {
         fti_jobstatus_restart_refused(ctx->topo.app_rank, e, fti_last_error());
         return init_failed(ctx, e, ctx->cfg.head);
     }
     if (ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
+        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s%s",
                 FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
-                ctx->rec.pending ? "restart" : "fresh start");
+                ctx->rec.pending ? "restart" : "fresh start",
+                ctx->cfg.head ? "; head = 1: one rank per node serves checkpoints, so the "
+                                "application must communicate on FTI_COMM_WORLD, never "
+                                "MPI_COMM_WORLD" : "");
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, ctx->rec.pending ? &ctx->rec.chosen : NULL);
     return FTI_SCES;
 }
@@ -198,6 +207,8 @@ int FTI_Finalize(void)
         return FTI_NSCS;
     fti_err e = fti_post_wait(ctx);
     fti_metrics_flush_restore(ctx);
+    if (!ctx->topo.is_head)
+        fti_metrics_job_summary(ctx);
     if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
@@ -351,13 +362,22 @@ int FTI_Checkpoint(int id, int level)
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
+/* fti_recover_all, its time counted in the job summary. */
+static fti_err recover_timed(fti_ctx *ctx)
+{
+    double t0 = fti_now();
+    fti_err e = fti_recover_all(ctx);
+    ctx->metrics.job.recovery += fti_now() - t0;
+    return e;
+}
+
 int FTI_Snapshot(void)
 {
     fti_ctx *ctx = ready("FTI_Snapshot");
     if (ctx == NULL)
         return FTI_NSCS;
     if (ctx->rec.pending)
-        return to_code(fti_recover_all(ctx));
+        return to_code(recover_timed(ctx));
     fti_err e = fti_post_poll(ctx);
     int level = fti_schedule_tick(&ctx->sched, ctx->topo.app);
     if (level == 0)
@@ -425,7 +445,7 @@ int FTI_Recover(void)
     fti_ctx *ctx = ready("FTI_Recover");
     if (ctx == NULL)
         return FTI_NSCS;
-    return to_code(fti_recover_all(ctx));
+    return to_code(recover_timed(ctx));
 }
 
 int FTI_RecoverVarInit(void)

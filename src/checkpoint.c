@@ -16,6 +16,7 @@
 #include "log.h"
 #include "jobstatus.h"
 #include "metrics.h"
+#include "watchdog.h"
 #include "post.h"
 #include "recover.h"
 
@@ -29,7 +30,7 @@ double fti_now(void)
 int fti_all_ok(MPI_Comm comm, int ok)
 {
     int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    fti_watched_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm, "agreement of all ranks");
     return all;
 }
 
@@ -38,7 +39,7 @@ int fti_first_failed(MPI_Comm comm, int ok)
     int rank, first;
     MPI_Comm_rank(comm, &rank);
     int mine = ok ? INT_MAX : rank;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    fti_watched_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, "checkpoint agreement");
     return first == INT_MAX ? -1 : first;
 }
 
@@ -65,6 +66,7 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
                         "write the commit record %s", (unsigned long long)c->seq, c->level,
                         ctx->dirs.commit);
     record_commit(&ctx->cfg, &ctx->meta, c);
+    fti_metrics_job_committed(ctx, c);
     fti_jobstatus_committed(ctx->topo.app_rank, c);
     fti_fault_phase("after_commit");
     fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
@@ -124,7 +126,19 @@ static void committed(fti_ctx *ctx, const fti_commit *c)
         fti_dcp_collect(ctx);
 }
 
+static fti_err take(fti_ctx *ctx, int64_t id, int level);
+
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
+{
+    double t0 = fti_now();
+    fti_err e = take(ctx, id, level);
+    double secs = fti_now() - t0;
+    ctx->metrics.job.blocked += secs; /* metrics: the job summary */
+    fti_watchdog_reference(secs);
+    return e;
+}
+
+static fti_err take(fti_ctx *ctx, int64_t id, int level)
 {
     int dcp = level == FTI_L4_DCP; /* the caller checked fti_dcp_active */
     if (dcp)
@@ -155,7 +169,8 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     e = dcp ? fti_dcp_write(ctx, &c, &mine) : write_local(ctx, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
-    MPI_Allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
+    fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
+                          "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
     if (!dcp && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {

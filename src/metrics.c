@@ -11,6 +11,7 @@
 #include "checkpoint.h"
 #include "context.h"
 #include "log.h"
+#include "units.h"
 
 #define LINE_MAX_LEN 4096
 
@@ -211,8 +212,55 @@ void fti_metrics_log_summary(const fti_ctx *ctx, const fti_commit *c, double sec
 {
     if (ctx->topo.app_rank != 0)
         return;
-    double mib = (double)c->bytes / (1 << 20);
-    fti_log(FTI_LOG_INFO, "checkpoint #%llu (id %lld) level %d %s: %.1f MiB in %.3f s (%.2f GB/s)",
-            (unsigned long long)c->seq, (long long)c->id, c->level, how, mib, secs,
-            gbs(c->bytes, secs));
+    char size[FTI_UNITS_LEN], rate[FTI_UNITS_LEN];
+    fti_log(FTI_LOG_INFO, "checkpoint #%llu (id %lld) level %d %s: %s in %.3f s (%s)",
+            (unsigned long long)c->seq, (long long)c->id, c->level, how,
+            fti_format_bytes(size, (double)c->bytes), secs, fti_format_rate(rate, (double)c->bytes, secs));
+}
+
+void fti_metrics_job_committed(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_job_totals *j = &ctx->metrics.job;
+    if (c->level >= 1 && c->level <= 4)
+        j->count[c->level]++;
+    j->bytes += c->bytes;
+}
+
+/* "L1 4, L2 2" into out: the levels that have checkpoints. */
+static void level_counts(const fti_job_totals *j, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int l = 1; l <= 4 && n < len; l++)
+        if (j->count[l] > 0)
+            n += (size_t)snprintf(out + n, len - n, "%sL%d %d", n ? ", " : "", l, j->count[l]);
+}
+
+static void log_job(const fti_job_totals *j, double run, double blocked, double recovery)
+{
+    int total = j->count[1] + j->count[2] + j->count[3] + j->count[4];
+    char levels[64], size[FTI_UNITS_LEN], rec[64] = "";
+    if (j->restarted)
+        snprintf(rec, sizeof rec, "; restart took %.3f s", recovery);
+    if (total == 0) {
+        fti_log(FTI_LOG_INFO, "job summary: no checkpoint in %.1f s since FTI_Init%s", run, rec);
+        return;
+    }
+    level_counts(j, levels, sizeof levels);
+    fti_log(FTI_LOG_INFO, "job summary: %d checkpoint%s (%s), %s, %.3f s in checkpoint calls "
+            "of %.1f s since FTI_Init: %.1f%% overhead%s", total, total == 1 ? "" : "s", levels,
+            fti_format_bytes(size, (double)j->bytes), blocked, run,
+            run > 0 ? 100.0 * blocked / run : 0.0, rec);
+}
+
+enum { J_BLOCKED, J_RECOVERY, J_N };
+
+void fti_metrics_job_summary(fti_ctx *ctx)
+{
+    const fti_job_totals *j = &ctx->metrics.job;
+    double mine[J_N] = {j->blocked, j->recovery}, max[J_N], sum[J_N];
+    reduce(ctx->topo.app, mine, J_N, max, sum);
+    if (ctx->topo.app_rank != 0)
+        return;
+    log_job(j, fti_now() - j->start, max[J_BLOCKED], max[J_RECOVERY]);
 }

@@ -35,8 +35,18 @@ typedef struct fti_recovery_timing {
     int candidates; /* committed checkpoints tried */
 } fti_recovery_timing;
 
-/* Lives in the context: the checkpoint in asynchronous post-processing and
- * the restart in progress. */
+/* One rank's totals over the job, for the summary line of FTI_Finalize. */
+typedef struct fti_job_totals {
+    double start;     /* FTI_Init began */
+    double blocked;   /* the application was blocked in checkpoint calls */
+    double recovery;  /* restart decision in FTI_Init plus the restore */
+    uint64_t bytes;   /* committed checkpoints, all ranks */
+    int count[5];     /* committed checkpoints per level 1-4 */
+    int restarted;    /* this run restarts from a checkpoint */
+} fti_job_totals;
+
+/* Lives in the context: the checkpoint in asynchronous post-processing, the
+ * restart in progress, and the job's totals. */
 typedef struct fti_metrics_state {
     fti_ckpt_timing pending;
     fti_recovery_timing rec;
@@ -44,6 +54,7 @@ typedef struct fti_metrics_state {
      * time waits here for the next collective call to write the line. */
     double restore_secs;
     int restore_state; /* 0 none, 1 ok, 2 failed */
+    fti_job_totals job;
 } fti_metrics_state;
 
 /* Collective over the application ranks when metrics_file is set, no-op
@@ -68,5 +79,12 @@ void fti_metrics_flush_restore(struct fti_ctx *ctx);
  * verbosity info: level, size, time, bandwidth. */
 void fti_metrics_log_summary(const struct fti_ctx *ctx, const fti_commit *c, double secs,
                              const char *how);
+
+/* Local: checkpoint c was committed (counts and bytes of the job summary). */
+void fti_metrics_job_committed(struct fti_ctx *ctx, const fti_commit *c);
+
+/* Collective over the application ranks (FTI_Finalize): the job's summary
+ * line at verbosity info from rank 0 (the slowest rank's times). */
+void fti_metrics_job_summary(struct fti_ctx *ctx);
 
 #endif /* FTI_METRICS_H */

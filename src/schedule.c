@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "watchdog.h"
+
 static double now(void)
 {
     return MPI_Wtime();
@@ -31,7 +33,7 @@ void fti_schedule_init(fti_schedule *s, const fti_config *cfg)
 static void sync_point(fti_schedule *s, MPI_Comm comm)
 {
     double mine = now() - s->t0, agreed;
-    MPI_Allreduce(&mine, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm);
+    fti_watched_allreduce(&mine, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm, "FTI_Snapshot time agreement");
     uint64_t iters = s->iter - s->last_sync_iter;
     double len = iters ? (agreed - s->last_sync_time) / (double)iters : 0;
     /* Steady iterations: sync less often; a change of more than 25%: more often. */

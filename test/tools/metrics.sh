@@ -18,7 +18,7 @@ run_nodes 4 1 "$P" "$T/c.fti" check 15 $KIB 2> "$T/log6" | grep -q PASS || fail 
 
 # -- the log: exactly one summary line per checkpoint, from rank 0 ---------------------
 for i in 1 2 3 4 5; do
-  n=$(grep -c "checkpoint #$i (id [0-9]*) level [0-9] committed.*: [0-9.]* MiB in [0-9.]* s ([0-9.]* GB/s)" "$T/log$i" || true)
+  n=$(grep -c "checkpoint #$i (id [0-9]*) level [0-9] committed.*: [0-9.]* [KMG]*i*B in [0-9.]* s ([0-9.]* [kMGT]*B/s)" "$T/log$i" || true)
   [ "$n" -eq 1 ] || { cat "$T/log$i"; fail "checkpoint $i: $n summary lines, expected 1"; }
   grep "checkpoint #$i " "$T/log$i" | grep -qv "^\[FTI r0\]" && fail "checkpoint $i: a summary line not from rank 0"
 done

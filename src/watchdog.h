@@ -1,0 +1,26 @@
+/*
+ * watchdog.h - collectives that notice when they wait far too long. The
+ * library's agreement collectives run as non-blocking MPI calls completed by
+ * a timed wait; past a threshold (20 x the last checkpoint's duration, at
+ * least 60 s; FTI_WATCHDOG_S in the environment overrides it) the rank logs
+ * one warning naming the wait and its likely causes, then keeps waiting: the
+ * watchdog never aborts and never changes a result.
+ */
+#ifndef FTI_WATCHDOG_H
+#define FTI_WATCHDOG_H
+
+#include <mpi.h>
+
+/* Local. FTI_Init: whether head ranks serve checkpoints (the hint about
+ * FTI_COMM_WORLD), and FTI_WATCHDOG_S. */
+void fti_watchdog_setup(int head);
+
+/* Local. The last checkpoint call took secs: the yardstick of the threshold. */
+void fti_watchdog_reference(double secs);
+
+/* Collective over comm: MPI_Allreduce, watched. what names the step in the
+ * warning ("checkpoint agreement"). Returns MPI_Allreduce's code. */
+int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
+                          MPI_Comm comm, const char *what);
+
+#endif /* FTI_WATCHDOG_H */
