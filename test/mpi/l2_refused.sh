@@ -8,7 +8,7 @@
 #  - node 1 lost and the partner copy of rank 1 replaced by rank 2's (a valid
 #    file of the same checkpoint): refused by name; the restart falls back to
 #    the older checkpoint, whose bytes are asserted; with both checkpoints
-#    replaced, it refuses.
+#    replaced, it refuses, and fti-ckpt verify names the same file.
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 write_config "$T/c.fti" node_size=1 group_size=4 keep_last_ckpt=1 restart.exec_id=l2r
@@ -49,4 +49,10 @@ lose 1
 cp "$D/l2-s0-partner-rank2.fti" "$D/l2-s0-partner-rank1.fti"
 cp "$D/l2-s1-partner-rank2.fti" "$D/l2-s1-partner-rank1.fti"
 expect_refused "both partner copies replaced"
+# fti-ckpt applies the same rules (src/ckpt_expect.c) and names the same file.
+set +e; "$FTI_BUILD_DIR/tools/fti-ckpt" verify "$T/c.fti" > "$T/verify" 2>&1; rc=$?; set -e
+[ "$rc" = 1 ] || { cat "$T/verify"; fail "fti-ckpt verify: exit $rc, expected 1 (not recoverable)"; }
+grep -q "L2 partner copy $D/l2-s1-partner-rank1.fti: holds the data of rank 2, expected rank 1's" "$T/verify" \
+  || { cat "$T/verify"; fail "fti-ckpt verify does not name the wrong-rank copy"; }
+grep -q "job: NOT recoverable" "$T/verify" || { cat "$T/verify"; fail "fti-ckpt verify: verdict"; }
 pass "with every copy of rank 1 replaced by rank 2's, the restart is refused"
