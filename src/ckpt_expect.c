@@ -115,7 +115,7 @@ fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_fil
     return e;
 }
 
-int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size)
+fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header *hdr)
 {
     fti_file_header h;
     fti_log_quiet(1);
@@ -125,14 +125,26 @@ int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size)
         foreign = (e = check_identity(x, &h, path)) != FTI_E_OK;
         if (e == FTI_E_OK)
             e = check_checkpoint(x, &h, path);
-        if (e == FTI_E_OK && size != NULL)
-            *size = h.file_size;
-        fti_file_header_free(&h);
+        if (e == FTI_E_OK && hdr != NULL)
+            *hdr = h;
+        else
+            fti_file_header_free(&h);
     }
     fti_log_quiet(0);
     if (foreign) /* someone put it there: say so, whatever the level reports */
         fti_log(FTI_LOG_WARN, "refused: %s", fti_last_error());
-    return e == FTI_E_OK;
+    return e;
+}
+
+int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size)
+{
+    fti_file_header h;
+    if (fti_expect_probe(x, path, &h) != FTI_E_OK)
+        return 0;
+    if (size != NULL)
+        *size = h.file_size;
+    fti_file_header_free(&h);
+    return 1;
 }
 
 fti_err fti_expect_total(const fti_commit *c, uint64_t total)

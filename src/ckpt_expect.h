@@ -47,10 +47,13 @@ fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const c
 fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_file_header *hdr);
 
 /* As fti_expect_file with full verification, for probes of files that may
- * well be lost: 1 when valid (and *size, when not NULL, is its length), 0
- * with the reason left in fti_last_error(). Quiet, except for a whole,
- * valid file of another rank, job, level or kind: that one was put there
- * and is logged as a warning naming it. */
+ * well be lost: the reason stays in fti_last_error() without being printed,
+ * except for a whole, valid file of another rank, job, level or kind: that
+ * one was put there and is logged as a warning ("refused: ...") naming it. */
+fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header *hdr);
+
+/* fti_expect_probe as a yes/no: 1 when valid (and *size, when not NULL, is
+ * its length), 0 otherwise. */
 int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size);
 
 /* The sum of every rank's file size must be the commit record's bytes. */

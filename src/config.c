@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config_scan.h"
+#include "fio.h"
 #include "log.h"
 
 /* K_BASIC_XFER: [basic] transfer_size, ours in bytes; FTI reads no such key
@@ -412,6 +413,30 @@ static fti_err check_consistency(fti_config *cfg)
     return FTI_E_OK;
 }
 
+/* A config must be text: iniparser echoes a line it cannot parse, and the
+ * control bytes of a binary file would reach the terminal. */
+static fti_err check_text(const char *path)
+{
+    char *text = NULL;
+    size_t n = 0;
+    if (fti_read_small(path, &text, &n) != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
+    size_t line = 1, col = 1, i = 0;
+    for (; i < n; i++, col++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n')
+            line++, col = 0;
+        else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+            break;
+    }
+    unsigned char bad = i < n ? (unsigned char)text[i] : 0;
+    free(text);
+    if (i == n)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_CONFIG, "config %s: not a text INI file (byte 0x%02x at line %zu, column "
+                    "%zu)", path, bad, line, col);
+}
+
 fti_err fti_config_load(fti_config *cfg, const char *path)
 {
     fti_config_defaults(cfg);
@@ -421,6 +446,9 @@ fti_err fti_config_load(fti_config *cfg, const char *path)
     if (access(path, R_OK) != 0)
         return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
 
+    fti_err e = check_text(path);
+    if (e != FTI_E_OK)
+        return e;
     dictionary *d = iniparser_load(path);
     if (d == NULL)
         return fti_fail(FTI_E_CONFIG, "config %s: not a valid INI file", path);
@@ -430,7 +458,6 @@ fti_err fti_config_load(fti_config *cfg, const char *path)
         return dup;
     }
 
-    fti_err e = FTI_E_OK;
     char fk[128];
     for (size_t i = 0; i < N_KNOWN && e == FTI_E_OK; i++) {
         full_key(fk, sizeof fk, &known_keys[i]);

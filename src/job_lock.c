@@ -56,7 +56,8 @@ static int holder_alive(const holder *h)
     return h->pid != me.pid && (kill((pid_t)h->pid, 0) == 0 || errno == EPERM);
 }
 
-static fti_err in_use(const fti_job_lock *l, int fd)
+/* by_content: no flock here, the file named a job that may be alive. */
+static fti_err in_use(const fti_job_lock *l, int fd, int by_content)
 {
     holder h;
     if (!read_holder(fd, &h))
@@ -65,11 +66,13 @@ static fti_err in_use(const fti_job_lock *l, int fd)
                     "%s): two jobs with the same exec_id and directories would overwrite each "
                     "other's checkpoints. Stop that job, or give this one another [restart] "
                     "exec_id%s", h.host, h.pid, l->path,
-                    h.pid < 0 ? "" : " (if that job is gone, remove the lock file)");
+                    by_content ? " (this file system has no flock: if that job is gone, remove the "
+                                 "lock file)" : "");
 }
 
 /* Opens the lock file and locks it. 1: locked (or no flock here and the
- * file names no live job); 0: held by another job; -1: error. Retries when
+ * file names no live job); 0: locked by another job; 2: no flock here and
+ * the file names a job that may be alive; -1: error. Retries when
  * the file was replaced between open and flock (a job releasing it). */
 static int lock_file(fti_job_lock *l, int *fd_out)
 {
@@ -79,9 +82,10 @@ static int lock_file(fti_job_lock *l, int *fd_out)
             return -1;
         holder h;
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            if (errno == EWOULDBLOCK || (read_holder(fd, &h) && holder_alive(&h))) {
+            int busy = errno == EWOULDBLOCK;
+            if (busy || (read_holder(fd, &h) && holder_alive(&h))) {
                 *fd_out = fd;
-                return 0;
+                return busy ? 0 : 2;
             }
             *fd_out = fd; /* no flock here (ENOLCK, ENOTSUP): the file names no live job */
             return 1;
@@ -105,7 +109,7 @@ fti_err fti_job_lock_take(fti_job_lock *l, const char *meta)
     int got = lock_file(l, &fd);
     if (got < 0)
         return fti_fail(FTI_E_IO, "lock file %s: cannot open: %s", l->path, strerror(errno));
-    fti_err e = got ? FTI_E_OK : in_use(l, fd);
+    fti_err e = got == 1 ? FTI_E_OK : in_use(l, fd, got == 2);
     if (e == FTI_E_OK && write_holder(fd) != 0)
         e = fti_fail(FTI_E_IO, "lock file %s: cannot write: %s", l->path, strerror(errno));
     if (e != FTI_E_OK) {

@@ -1,5 +1,6 @@
 #include "recover.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -153,6 +154,60 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     return all && adopt_rebuilt(ctx, c, own_ok);
 }
 
+/* "l<...>.fti" (layout.c's names), whose stem ends in suffix when given. */
+static int is_ckpt_file_of(const char *name, const char *suffix)
+{
+    const char *dot = strchr(name, '.');
+    if (name[0] != 'l' || dot == NULL || strstr(dot, ".fti") == NULL)
+        return 0;
+    size_t stem = (size_t)(dot - name), n = suffix ? strlen(suffix) : 0;
+    return suffix == NULL || (stem >= n && strncmp(dot - n, suffix, n) == 0);
+}
+
+/* Counts dir's checkpoint files of `rank` (-1: of any rank) and appends
+ * the paths of the first ones to list (*shown of them in all, at most 4). */
+static int list_ours(const char *dir, int rank, char *list, size_t cap, int *shown)
+{
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "-rank%d", rank);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    int count = 0;
+    for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
+        const char *nm = ent->d_name;
+        if (!is_ckpt_file_of(nm, rank < 0 ? NULL : suffix))
+            continue;
+        count++;
+        if (*shown >= 4)
+            continue;
+        (*shown)++;
+        size_t len = strlen(list);
+        snprintf(list + len, cap - len, "%s%s/%s", len ? ", " : "", dir, nm);
+    }
+    closedir(d);
+    return count;
+}
+
+/* No commit record: files of this exec id that a restart cannot use
+ * (the record was deleted or lost) deserve a word before starting fresh.
+ * Collective; one rank, the first that has such files, names them. */
+static void warn_orphans(fti_ctx *ctx)
+{
+    char list[4 * FTI_PATH_MAX + 16] = "";
+    int shown = 0;
+    int mine = list_ours(ctx->dirs.local, ctx->topo.app_rank, list, sizeof list, &shown);
+    if (ctx->topo.app_rank == 0)
+        mine += list_ours(ctx->dirs.global, -1, list, sizeof list, &shown);
+    int total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, ctx->topo.app);
+    if (fti_first_failed(ctx->topo.app, mine == 0) != ctx->topo.app_rank || total == 0)
+        return;
+    fti_log(FTI_LOG_WARN, "no commit record %s, but %d checkpoint files of exec id %s exist "
+            "(%s%s): without the record none of them can be restored; starting fresh",
+            ctx->dirs.commit, total, ctx->dirs.exec_id, list, mine > shown ? ", ..." : "");
+}
+
 static fti_err open_chosen(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
@@ -176,6 +231,8 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     r->start_seq = ctx->meta.last_seq;
     fti_commit cand[8];
     int n = found ? fti_meta_candidates(&ctx->meta, cand) : 0;
+    if (!found)
+        warn_orphans(ctx);
     if (n == 0) {
         if (ctx->cfg.restart == FTI_RESTART_REQUIRED)
             return fti_fail(FTI_E_NOREC, "restart = required, but no committed checkpoint exists "

@@ -236,9 +236,7 @@ static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c, uint64_t *p
     fti_file_header h;
     fti_expect x;
     fti_expect_parity(&x, c, j->r.app_rank[j->r.pos], j->G, ctx->dirs.exec_id);
-    fti_log_quiet(1);
-    int ok = fti_expect_file(&x, j->parity_path, 1, &h) == FTI_E_OK;
-    fti_log_quiet(0);
+    int ok = fti_expect_probe(&x, j->parity_path, &h) == FTI_E_OK;
     if (!ok)
         return 0;
     unsigned char man[8 * MAX_G];

@@ -6,6 +6,7 @@
  * what it holds; the rank's own file passes; sizes must add up to the
  * commit record's.
  */
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -266,6 +267,50 @@ static void test_parity_rules(void **state)
     assert_non_null(strstr(fti_last_error(), "L3 parity file pd: holds data"));
 }
 
+/* What fti_expect_probe printed on stderr for path (captured). */
+static void probe_output(const fti_expect *x, const char *path, fti_err want, char *out, size_t n)
+{
+    char err_path[1200];
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", scratch);
+    fflush(stderr);
+    int saved = dup(2), fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    fti_err e = fti_expect_probe(x, path, NULL);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    assert_int_equal(e, want);
+    FILE *f = fopen(err_path, "r");
+    assert_non_null(f);
+    size_t len = fread(out, 1, n - 1, f);
+    out[len] = '\0';
+    fclose(f);
+}
+
+/* A probe names a foreign file on stderr; a stale or lost one stays quiet
+ * (after a crash that is normal, and the level reports it). */
+static void test_probe_warns_foreign_only(void **state)
+{
+    (void)state;
+    char path[1200], out[2048];
+    fti_expect x;
+    expect_rank1(&x, "own file");
+    path_of(path, sizeof path, "probe-foreign.fti");
+    write_file(path, 3, SEQ, ID, 2, EXEC);
+    probe_output(&x, path, FTI_E_CORRUPT, out, sizeof out);
+    if (strstr(out, "refused: own file") == NULL || strstr(out, path) == NULL)
+        fail_msg("no warning naming %s: '%s'", path, out);
+    path_of(path, sizeof path, "probe-stale.fti");
+    write_file(path, RANK, SEQ - 1, ID, 2, EXEC);
+    probe_output(&x, path, FTI_E_CORRUPT, out, sizeof out);
+    assert_string_equal(out, "");
+    path_of(path, sizeof path, "probe-absent.fti");
+    probe_output(&x, path, FTI_E_MISSING, out, sizeof out);
+    assert_string_equal(out, "");
+}
+
 static void test_total_size(void **state)
 {
     (void)state;
@@ -288,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_damaged_and_missing),
         cmocka_unit_test(test_tag_stored_in_header),
         cmocka_unit_test(test_parity_rules),
+        cmocka_unit_test(test_probe_warns_foreign_only),
         cmocka_unit_test(test_total_size),
     };
     return cmocka_run_group_tests_name("ckpt_expect", tests, group_setup, group_teardown);

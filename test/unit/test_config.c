@@ -478,6 +478,39 @@ static void test_not_ini(void **state)
     assert_error_names(cfg_path);
 }
 
+/* Binary garbage: a clean error naming the file and where, and not one of
+ * its bytes on the terminal (stderr is captured and searched). */
+static void test_binary_garbage(void **state)
+{
+    (void)state;
+    static const unsigned char junk[] = "[basic]\nckpt_dir = /tmp\n\x1b]0;pwned\x07\x1b[2J=\x00\xff\x01";
+    char err_path[1300];
+    FILE *f = fopen(cfg_path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(junk, 1, sizeof junk - 1, f), sizeof junk - 1);
+    assert_int_equal(fclose(f), 0);
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", scratch);
+    fflush(stderr);
+    int saved = dup(2), fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    fti_config c;
+    fti_err e = fti_config_load(&c, cfg_path);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    assert_int_equal(e, FTI_E_CONFIG);
+    assert_error_names(cfg_path);
+    assert_error_names("not a text INI file (byte 0x1b at line 3, column 1)");
+    f = fopen(err_path, "rb");
+    assert_non_null(f);
+    for (int ch; (ch = fgetc(f)) != EOF;)
+        if (ch != '\n' && (ch < 0x20 || ch == 0x7f || ch >= 0x80))
+            fail_msg("stderr holds the raw byte 0x%02x of the config", ch);
+    fclose(f);
+}
+
 static void test_not_a_number(void **state)
 {
     (void)state;
@@ -596,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_edit_distance),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_not_ini),
+        cmocka_unit_test(test_binary_garbage),
         cmocka_unit_test(test_not_a_number),
         cmocka_unit_test(test_negative_interval),
         cmocka_unit_test(test_out_of_range),
