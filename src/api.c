@@ -122,6 +122,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     }
     memset(ctx, 0, sizeof *ctx);
     user_comm = globalComm;
+    ctx->user_comm = globalComm;
     int rank;
     MPI_Comm_rank(globalComm, &rank);
     fti_log_setup(rank, FTI_LOG_INFO);
