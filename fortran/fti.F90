@@ -68,6 +68,7 @@ module fti
   public :: FTI_Recover, FTI_RecoverVarInit, FTI_RecoverVar, FTI_RecoverVarFinalize
   public :: FTI_GetStoredSize, FTI_Finalize, FTI_setIDFromString, FTI_getIDFromString
   public :: FTI_InitICP, FTI_AddVarICP, FTI_FinalizeICP
+  public :: FTI_InitCompositeType, FTI_AddScalarField, FTI_AddVectorField
 
   ! One generic for every type, kind and rank: the specific is chosen by type
   ! and kind; assumed rank (dimension(..)) takes every rank.
@@ -92,6 +93,18 @@ module fti
 
   interface FTI_InitType
     module procedure init_type4, init_type8
+  end interface
+
+  ! FTI 1.6's composite types, as functions returning the id or the code.
+  ! Sizes and offsets may be default or 8-byte integers (GNU `sizeof`).
+  interface FTI_InitCompositeType
+    module procedure composite_type4, composite_type8
+  end interface
+  interface FTI_AddScalarField
+    module procedure scalar_field4, scalar_field8
+  end interface
+  interface FTI_AddVectorField
+    module procedure vector_field4, vector_field8
   end interface
 
   interface
@@ -119,6 +132,20 @@ module fti
       import :: c_int
       integer(c_int), intent(out) :: tid
       integer(c_int), value :: size
+    end function
+    integer(c_int) function c_composite_type(name, size, h5g) bind(C, name="FTI_InitCompositeType")
+      import :: c_int, c_char, c_size_t, c_ptr
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_size_t), value :: size
+      type(c_ptr), value :: h5g
+    end function
+    integer(c_int) function c_add_field(tid, name, ftid, offset, ndims, dims) &
+        bind(C, name="FTI_AddVectorField")
+      import :: c_int, c_char, c_int64_t
+      integer(c_int), value :: tid, ftid, ndims
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), value :: offset
+      integer(c_int64_t), intent(in) :: dims(*)
     end function
     integer(c_int) function c_status() bind(C, name="FTI_Status")
       import :: c_int
@@ -233,6 +260,68 @@ contains
     end if
     call init_type4(type, int(size, int32), err)
   end subroutine
+
+  ! Local. A composite type of `size` bytes named `name`; returns its id
+  ! (FTI_NSCS on error). Fields are added with FTI_AddScalarField and
+  ! FTI_AddVectorField; protect with FTI_Protect(id, c_loc(x), n, tid, err).
+  integer function composite_type8(name, size) result(tid)
+    character(len=*), intent(in) :: name
+    integer(int64), intent(in) :: size
+    tid = FTI_NSCS
+    if (size < 1 .or. size > huge(0_c_int)) then
+      call log_error('FTI_InitCompositeType (Fortran): size out of range [1, 2^31-1]')
+      return
+    end if
+    tid = c_composite_type(trim(name) // c_null_char, int(size, c_size_t), c_null_ptr)
+    if (tid /= FTI_NSCS) call fti_f_type_record(tid, int(size))
+  end function
+
+  integer function composite_type4(name, size) result(tid)
+    character(len=*), intent(in) :: name
+    integer(int32), intent(in) :: size
+    tid = composite_type8(name, int(size, int64))
+  end function
+
+  ! Local. Field `name` of type `ftid` at byte `offset` of composite `tid`.
+  integer function scalar_field8(tid, name, ftid, offset) result(err)
+    integer, intent(in) :: tid, ftid
+    character(len=*), intent(in) :: name
+    integer(int64), intent(in) :: offset
+    integer(c_int64_t) :: none(1)
+    none = 0
+    err = c_add_field(tid, trim(name) // c_null_char, ftid, offset, 0, none)
+  end function
+
+  integer function scalar_field4(tid, name, ftid, offset) result(err)
+    integer, intent(in) :: tid, ftid
+    character(len=*), intent(in) :: name
+    integer(int32), intent(in) :: offset
+    err = scalar_field8(tid, name, ftid, int(offset, int64))
+  end function
+
+  ! Local. An array field: ndims dimensions of the lengths in dims(1:ndims).
+  integer function vector_field8(tid, name, ftid, offset, ndims, dims) result(err)
+    integer, intent(in) :: tid, ftid, ndims
+    character(len=*), intent(in) :: name
+    integer(int64), intent(in) :: offset
+    integer, intent(in) :: dims(*)
+    integer(c_int64_t) :: d(max(ndims, 1))
+    err = FTI_NSCS
+    if (ndims < 1 .or. ndims > 32) then
+      call log_error('FTI_AddVectorField (Fortran): ndims out of range [1, 32]')
+      return
+    end if
+    d = int(dims(1:ndims), c_int64_t)
+    err = c_add_field(tid, trim(name) // c_null_char, ftid, offset, ndims, d)
+  end function
+
+  integer function vector_field4(tid, name, ftid, offset, ndims, dims) result(err)
+    integer, intent(in) :: tid, ftid, ndims
+    character(len=*), intent(in) :: name
+    integer(int32), intent(in) :: offset
+    integer, intent(in) :: dims(*)
+    err = vector_field8(tid, name, ftid, int(offset, int64), ndims, dims)
+  end function
 
   ! ---- FTI_Protect specifics: one per intrinsic type and kind ---------------
   ! Each forwards to protect_desc with the id of its type; `data` is TARGET so

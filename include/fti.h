@@ -79,15 +79,20 @@ typedef struct FTIT_shape {
     int64_t count[32];
 } FTIT_shape;
 
+/* Member order as in FTI 1.6, so positional initialisers carry over. */
 typedef struct FTIT_attribute {
-    char name[FTI_BUFS];
     FTIT_shape dim;
+    char name[FTI_BUFS];
 } FTIT_attribute;
 
 typedef enum FTIT_attributeFlag {
     FTI_ATTRIBUTE_NAME = 0x1,
     FTI_ATTRIBUTE_DIM = 0x2
 } FTIT_attributeFlag;
+
+/* FTI 1.6 names user code sees through fti.h: tokens, levels, talloc,
+ * FTIT_allConfiguration. */
+#include "fti_compat.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -173,6 +178,12 @@ FTI_API int FTI_FinalizeICP(void);
 FTI_API int FTI_setIDFromString(const char *name);
 FTI_API int FTI_getIDFromString(const char *name);
 
+/* Local. The settings and state of the running library, in FTI 1.6's
+ * struct (fields of fti_compat.h). Both arguments are ignored, as in FTI:
+ * the values are those FTI_Init read. Before FTI_Init (or after
+ * FTI_Finalize) every field is zero and an error is logged. */
+FTI_API FTIT_allConfiguration FTI_GetConfig(const char *configFile, MPI_Comm globalComm);
+
 /* Collective. Finishes post-processing, releases heads, keeps or removes the
  * last checkpoint (keep_last_ckpt). */
 FTI_API int FTI_Finalize(void);
@@ -189,7 +200,7 @@ FTI_API int FTI_SendFile(const char *lpath, const char *rpath);
  * FTI_NSCS (NULL for the span) with a message naming the function. */
 FTI_API int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent);
 FTI_API int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name);
-FTI_API int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name,
+FTI_API int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name,
                               FTIT_H5Group *h5group);
 FTI_API int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
                                     FTIT_H5Group *h5group, fti_id_t tid);

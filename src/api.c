@@ -107,6 +107,35 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     return FTI_E_OK;
 }
 
+/* Undoes a failed FTI_Init: every resource released, FTI_COMM_WORLD left as
+ * FTI leaves it, so the application can report and call MPI_Finalize: the
+ * communicator given, or, once the heads serve (they end when released
+ * here), the application ranks' communicator, which is then kept for it. */
+static int init_failed(fti_ctx *ctx, fti_err e, int heads_serving)
+{
+    MPI_Comm app = MPI_COMM_NULL;
+    if (heads_serving) {
+        app = ctx->topo.app;
+        ctx->topo.app = MPI_COMM_NULL; /* not freed: it is FTI_COMM_WORLD now */
+    }
+    ctx->state = FTI_ST_UNINIT;
+    release(ctx);
+    fti_topology_free(&ctx->topo);
+    FTI_COMM_WORLD = app != MPI_COMM_NULL ? app : user_comm;
+    return to_code(e);
+}
+
+/* FTI's own suites call FTI_Init again on a live library and expect success;
+ * the library stays as it is (same config, protected variables kept). */
+static int init_again(fti_ctx *ctx, const char *configFile)
+{
+    if (ctx->topo.app_rank <= 0)
+        fti_log(FTI_LOG_WARN, "FTI_Init(%s) called again without FTI_Finalize: the library is "
+                "already initialized (config %s); nothing changed", configFile ? configFile : "NULL",
+                ctx->cfg.file);
+    return FTI_SCES;
+}
+
 int FTI_Init(const char *configFile, MPI_Comm globalComm)
 {
     fti_ctx *ctx = &the_ctx;
@@ -116,13 +145,13 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
         fti_fail(FTI_E_STATE, "FTI_Init called before MPI_Init");
         return FTI_NSCS;
     }
-    if (ctx->state == FTI_ST_READY) {
-        fti_fail(FTI_E_STATE, "FTI_Init called twice without FTI_Finalize");
-        return FTI_NSCS;
-    }
+    if (ctx->state == FTI_ST_READY)
+        return init_again(ctx, configFile);
     memset(ctx, 0, sizeof *ctx);
+    fti_topology_reset(&ctx->topo); /* MPI_COMM_NULL is not 0 (MPICH) */
     user_comm = globalComm;
     ctx->user_comm = globalComm;
+    FTI_COMM_WORLD = globalComm;
     int rank;
     MPI_Comm_rank(globalComm, &rank);
     fti_log_setup(rank, FTI_LOG_INFO);
@@ -131,25 +160,17 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     fti_err e = init_steps(ctx, configFile, globalComm);
     if (e == FTI_E_OK)
         e = fti_post_init(ctx);
-    if (e != FTI_E_OK) {
-        release(ctx);
-        fti_topology_free(&ctx->topo);
-        return to_code(e);
-    }
+    if (e != FTI_E_OK)
+        return init_failed(ctx, e, 0);
     FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
     if (ctx->topo.is_head)
         return fti_post_serve_head(ctx);
 
+    /* On failure the library stays unusable so no new checkpoint can shadow the old ones. */
     e = fti_recover_prepare(ctx);
-    if (e != FTI_E_OK) {
-        /* Leave the library unusable so no new checkpoint can shadow the old ones. */
-        ctx->state = FTI_ST_UNINIT;
-        release(ctx);
-        fti_topology_free(&ctx->topo);
-        FTI_COMM_WORLD = MPI_COMM_NULL;
-        return to_code(e);
-    }
+    if (e != FTI_E_OK)
+        return init_failed(ctx, e, ctx->cfg.head);
     if (ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s",
                 FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
@@ -496,7 +517,7 @@ int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
     return no_hdf5("FTI_RenameGroup");
 }
 
-int FTI_DefineDataset(int id, int rank, int *dimLength, const char *name, FTIT_H5Group *h5group)
+int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
 {
     (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group;
     return no_hdf5("FTI_DefineDataset");

@@ -9,9 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config_scan.h"
 #include "log.h"
 
-typedef enum { K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_CODEC, K_DEVICES, K_IGNORED } key_kind;
+/* K_BASIC_XFER: [basic] transfer_size, ours in bytes; FTI reads no such key
+ * but its tutorial configs carry one in MiB (< 4096), which is ignored. */
+typedef enum {
+    K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_CODEC, K_DEVICES, K_BASIC_XFER, K_IGNORED
+} key_kind;
 
 typedef struct key_spec {
     const char *section;
@@ -50,9 +55,9 @@ static const key_spec known_keys[] = {
     INTK("basic", "enable_staging", enable_staging, 0, 1),
     INTK("basic", "enable_dcp", enable_dcp, 0, 1),
     INTK("basic", "dcp_mode", dcp_mode, 0, 10),
-    INTK("basic", "dcp_block_size", dcp_block_size, 0, INT_MAX),
+    INTK("basic", "dcp_block_size", dcp_block_size, INT_MIN, INT_MAX), /* checked with enable_dcp */
     INTK("basic", "verbosity", verbosity, 1, 4),
-    {"basic", "transfer_size", K_SIZE, OFF(transfer_size), 4096, 1LL << 40, 1},
+    {"basic", "transfer_size", K_BASIC_XFER, OFF(transfer_size), 4096, 1LL << 40, 1},
     {"basic", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
     /* (ours) intervals in seconds and in iterations, restart policy, L4 codec,
      * device backend detection */
@@ -75,6 +80,20 @@ static const key_spec known_keys[] = {
     {"advanced", "block_size", K_SIZE, OFF(block_size), 1, 1LL << 30, 1024},
     INTK("advanced", "mpi_tag", mpi_tag, 0, 32767),
     INTK("advanced", "local_test", local_test, 0, 1),
+    /* FTI's [advanced] keys: sizes in FTI's units, tags, fast_forward */
+    {"advanced", "transfer_size", K_SIZE, OFF(transfer_size), 1, 1024, 1 << 20},
+    {"advanced", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
+    INTK("advanced", "general_tag", mpi_tag, 0, 32767),
+    INTK("advanced", "ckpt_tag", ckpt_tag, 0, 32767),
+    INTK("advanced", "stage_tag", stage_tag, 0, 32767),
+    INTK("advanced", "final_tag", final_tag, 0, 32767),
+    INTK("advanced", "fast_forward", fast_forward, 1, 10),
+    /* [injection] (FTI's) */
+    INTK("injection", "rank", inj_rank, INT_MIN, INT_MAX),
+    INTK("injection", "index", inj_index, INT_MIN, INT_MAX),
+    INTK("injection", "position", inj_position, INT_MIN, INT_MAX),
+    INTK("injection", "number", inj_number, INT_MIN, INT_MAX),
+    INTK("injection", "frequency", inj_frequency, INT_MIN, INT_MAX),
     /* FTI keys we read but do not use (no warning for them). */
     {"basic", "ckpt_l4_pending", K_IGNORED, 0, 0, 0, 0},
     {"basic", "keep_ckpt_on_failure", K_IGNORED, 0, 0, 0, 0},
@@ -90,9 +109,20 @@ static const key_spec known_keys[] = {
     {"basic", "dcp_stack_size", K_IGNORED, 0, 0, 0, 0},
     {"basic", "dcp_max_size", K_IGNORED, 0, 0, 0, 0},
     {"basic", "ckpt_type", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "dcp_l4", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "cacheddcp", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "h5_single_file_prefix", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "h5_single_file_keep", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "max_var_id", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "glbl_stash_dir", K_IGNORED, 0, 0, 0, 0},
+    {"basic", "fast_forward", K_IGNORED, 0, 0, 0, 0},
+    /* FTI reads the misspelt "stiping"; its template.ini says "striping" */
     {"advanced", "lustre_stiping_unit", K_IGNORED, 0, 0, 0, 0},
     {"advanced", "lustre_stiping_factor", K_IGNORED, 0, 0, 0, 0},
     {"advanced", "lustre_stiping_offset", K_IGNORED, 0, 0, 0, 0},
+    {"advanced", "lustre_striping_unit", K_IGNORED, 0, 0, 0, 0},
+    {"advanced", "lustre_striping_factor", K_IGNORED, 0, 0, 0, 0},
+    {"advanced", "lustre_striping_offset", K_IGNORED, 0, 0, 0, 0},
 };
 #define N_KNOWN (sizeof known_keys / sizeof known_keys[0])
 
@@ -113,6 +143,11 @@ void fti_config_defaults(fti_config *cfg)
     cfg->device_backends = FTI_DEVICES_AUTO;
     cfg->block_size = 8 << 20; /* L3 chunk; FTI uses 1 MiB, fewer collective steps pay here */
     cfg->mpi_tag = 2612;
+    cfg->ckpt_tag = 711; /* FTI's defaults, reported by FTI_GetConfig */
+    cfg->stage_tag = 406;
+    cfg->final_tag = 3107;
+    cfg->fast_forward = 1;
+    cfg->inj_frequency = -1;
 }
 
 /* "section:key" as iniparser spells it. */
@@ -147,6 +182,33 @@ static int safe_name(const char *s)
         if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
             return 0;
     return 1;
+}
+
+/* FTI's "no id yet" spellings of [restart] exec_id: its templates' date
+ * pattern and the ITF template's NULL. */
+static int exec_id_placeholder(const char *s)
+{
+    return strcmp(s, "XXXX-XX-XX_XX-XX-XX") == 0 || strcmp(s, "NULL") == 0;
+}
+
+/* [basic] transfer_size: bytes (ours), or FTI's tutorial form in MiB, which
+ * FTI itself never reads: ignored likewise. */
+static fti_err parse_basic_transfer(const char *file, const key_spec *k, const char *s,
+                                    fti_config *cfg)
+{
+    key_spec any = *k;
+    any.min = 0;
+    long long v = 0;
+    fti_err e = parse_integer(file, &any, s, &v);
+    if (e != FTI_E_OK || v >= k->min) {
+        if (e == FTI_E_OK)
+            cfg->transfer_size = v;
+        return e;
+    }
+    fti_log_rank0(FTI_LOG_INFO, "config %s: [basic] transfer_size = %lld ignored, as FTI does "
+                  "(FTI reads [advanced] transfer_size, in MiB; ours in [basic] is in bytes, "
+                  "at least %lld)", file, v, k->min);
+    return FTI_E_OK;
 }
 
 static fti_err parse_codec(const char *file, const key_spec *k, const char *s, fti_config *cfg)
@@ -207,6 +269,8 @@ static fti_err parse_value(const char *file, const key_spec *k, const char *s, f
         strcpy(field, s);
         return FTI_E_OK;
     case K_NAME:
+        if (exec_id_placeholder(s))
+            return FTI_E_OK; /* "make a fresh id": as if the key were not there */
         if (!safe_name(s) || strlen(s) >= FTI_NAME_MAX)
             return fti_fail(FTI_E_CONFIG,
                             "config %s: [%s] %s = '%s' must be letters, digits, '.', '-', '_' "
@@ -229,6 +293,8 @@ static fti_err parse_value(const char *file, const key_spec *k, const char *s, f
         return parse_codec(file, k, s, cfg);
     case K_DEVICES:
         return parse_devices(file, k, s, cfg);
+    case K_BASIC_XFER:
+        return parse_basic_transfer(file, k, s, cfg);
     case K_IGNORED:
         return FTI_E_OK;
     }
@@ -246,6 +312,34 @@ static const key_spec *find_known(const char *fullkey)
     return NULL;
 }
 
+/* "did you mean": the known key nearest to `fullkey`, when it is near. */
+static const key_spec *nearest_known(const char *fullkey)
+{
+    char buf[128];
+    const key_spec *best = NULL;
+    int best_d = 4; /* farther than 3 edits is no near-miss */
+    for (size_t i = 0; i < N_KNOWN; i++) {
+        full_key(buf, sizeof buf, &known_keys[i]);
+        int d = fti_edit_distance(fullkey, buf, best_d);
+        const char *colon = strchr(fullkey, ':');
+        if (colon && strcmp(colon + 1, known_keys[i].key) == 0)
+            d = 1; /* the right key in the wrong section */
+        if (d < best_d)
+            best_d = d, best = &known_keys[i];
+    }
+    return best;
+}
+
+static void warn_unknown_key(const char *file, const char *fullkey)
+{
+    const key_spec *near = nearest_known(fullkey);
+    if (near != NULL)
+        fti_log_rank0(FTI_LOG_WARN, "config %s: unknown key '%s' ignored; did you mean [%s] %s?",
+                      file, fullkey, near->section, near->key);
+    else
+        fti_log_rank0(FTI_LOG_WARN, "config %s: unknown key '%s' ignored", file, fullkey);
+}
+
 static void warn_unknown_keys(const char *file, dictionary *d)
 {
     int nsec = iniparser_getnsec(d);
@@ -260,9 +354,27 @@ static void warn_unknown_keys(const char *file, dictionary *d)
         if (iniparser_getseckeys(d, sec, keys) != NULL)
             for (int i = 0; i < nkeys; i++)
                 if (find_known(keys[i]) == NULL)
-                    fti_log(FTI_LOG_WARN, "config %s: unknown key '%s' ignored", file, keys[i]);
+                    warn_unknown_key(file, keys[i]);
         free(keys);
     }
+}
+
+/* Settings that are valid but do less than they seem to: said once. */
+static void warn_inert_settings(const fti_config *cfg)
+{
+    int scheduled = 0;
+    for (int l = 1; l <= 4; l++)
+        scheduled |= cfg->ckpt_min[l] | cfg->ckpt_sec[l] | cfg->ckpt_iter[l];
+    if (!scheduled)
+        fti_log_rank0(FTI_LOG_WARN, "config %s: no checkpoint level is scheduled (ckpt_l1..ckpt_l4 "
+                      "and their _sec/_iter forms are 0): FTI_Snapshot never checkpoints, only "
+                      "FTI_Checkpoint does", cfg->file);
+    if (cfg->inj_number > 0)
+        fti_log_rank0(FTI_LOG_WARN, "config %s: [injection] number = %d: this build injects no "
+                      "faults from the config (FTI_BitFlip does)", cfg->file, cfg->inj_number);
+    if (cfg->fast_forward > 1)
+        fti_log_rank0(FTI_LOG_WARN, "config %s: [advanced] fast_forward = %d: intervals are used "
+                      "as given, not shortened", cfg->file, cfg->fast_forward);
 }
 
 /* Cross-key rules that a single key's bounds cannot express. */
@@ -283,13 +395,17 @@ static fti_err check_consistency(fti_config *cfg)
                         "config %s: [basic] ckpt_io = %d (%s) is not supported by this build; "
                         "use 1 (POSIX) or 2 (MPI-IO)", cfg->file, cfg->ckpt_io,
                         cfg->ckpt_io == 4 ? "SIONlib" : "HDF5");
+    cfg->ckpt_io_given = cfg->ckpt_io;
     if (cfg->ckpt_io == 3) {
-        fti_log(FTI_LOG_INFO, "config %s: ckpt_io = 3 (FTI-FF): our file format is already "
+        fti_log_rank0(FTI_LOG_INFO, "config %s: ckpt_io = 3 (FTI-FF): our file format is already "
                 "self-describing; using POSIX files", cfg->file);
         cfg->ckpt_io = 1;
     }
     if (cfg->max_sync_intv == 0)
         cfg->max_sync_intv = 512;
+    if (cfg->enable_dcp && cfg->dcp_block_size <= 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] dcp_block_size = %d must be positive "
+                        "when enable_dcp = 1", cfg->file, cfg->dcp_block_size);
     return FTI_E_OK;
 }
 
@@ -305,6 +421,11 @@ fti_err fti_config_load(fti_config *cfg, const char *path)
     dictionary *d = iniparser_load(path);
     if (d == NULL)
         return fti_fail(FTI_E_CONFIG, "config %s: not a valid INI file", path);
+    fti_err dup = fti_config_check_duplicates(path);
+    if (dup != FTI_E_OK) {
+        iniparser_freedict(d);
+        return dup;
+    }
 
     fti_err e = FTI_E_OK;
     char fk[128];
@@ -318,6 +439,8 @@ fti_err fti_config_load(fti_config *cfg, const char *path)
         warn_unknown_keys(path, d);
         e = check_consistency(cfg);
     }
+    if (e == FTI_E_OK)
+        warn_inert_settings(cfg);
     iniparser_freedict(d);
     return e;
 }

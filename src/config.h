@@ -41,6 +41,7 @@ typedef struct fti_config {
     int group_size_given; /* the key was in the file (else the default adapts to the job) */
     int max_sync_intv;
     int ckpt_io;      /* 1 POSIX, 2 MPI-IO (3 FTI-FF is stored as 1) */
+    int ckpt_io_given; /* the value in the file (FTI_GetConfig reports it) */
     int enable_staging;
     int enable_dcp;
     int dcp_mode;
@@ -65,8 +66,13 @@ typedef struct fti_config {
 
     /* [advanced] */
     int64_t block_size; /* bytes (the key is in KiB, as in FTI) */
-    int mpi_tag;
+    int mpi_tag;        /* also FTI's general_tag */
     int local_test;
+    int ckpt_tag, stage_tag, final_tag; /* FTI's; read and reported, our tags derive from mpi_tag */
+    int fast_forward;   /* FTI's; read and reported, intervals are not scaled */
+
+    /* [injection] (FTI's; read and reported by FTI_GetConfig, nothing injected) */
+    int inj_rank, inj_index, inj_position, inj_number, inj_frequency;
 } fti_config;
 
 /* Loads and validates `path`. On error, returns FTI_E_CONFIG with a message

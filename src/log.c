@@ -41,6 +41,16 @@ void fti_log(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+void fti_log_rank0(int level, const char *fmt, ...)
+{
+    if (level < log_verbosity || (log_rank != 0 && log_rank != -1))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, fmt, ap);
+    va_end(ap);
+}
+
 fti_err fti_fail(fti_err code, const char *fmt, ...)
 {
     va_list ap;

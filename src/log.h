@@ -14,6 +14,10 @@ void fti_log_setup(int rank, int verbosity);
 
 void fti_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* As fti_log, but only on rank 0 (and where no rank is set yet, -1): for
+ * what every rank would say alike, such as a config file's warnings. */
+void fti_log_rank0(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Records `code` and its message as the last error, logs it, returns code. */
 fti_err fti_fail(fti_err code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

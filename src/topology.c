@@ -75,13 +75,19 @@ int fti_topology_app_rank(const fti_topology *t, int node, int pos)
     return node * t->app_per_node + pos;
 }
 
-fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm)
+void fti_topology_reset(fti_topology *t)
 {
     memset(t, 0, sizeof *t);
+    t->global = MPI_COMM_NULL;
     t->app = MPI_COMM_NULL;
     t->group_comm = MPI_COMM_NULL;
     t->head_comm = MPI_COMM_NULL;
     t->flush = MPI_COMM_NULL;
+}
+
+fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm)
+{
+    fti_topology_reset(t);
     if (MPI_Comm_dup(comm, &t->global) != MPI_SUCCESS)
         return fti_fail(FTI_E_MPI, "MPI_Comm_dup of the communicator given to FTI_Init failed");
     MPI_Comm_rank(t->global, &t->global_rank);
@@ -125,12 +131,7 @@ void fti_topology_free(fti_topology *t)
         MPI_Comm_free(&t->group_comm);
     if (t->app != MPI_COMM_NULL)
         MPI_Comm_free(&t->app);
-    if (t->global != MPI_COMM_NULL && t->global != 0)
+    if (t->global != MPI_COMM_NULL)
         MPI_Comm_free(&t->global);
-    memset(t, 0, sizeof *t);
-    t->global = MPI_COMM_NULL;
-    t->app = MPI_COMM_NULL;
-    t->group_comm = MPI_COMM_NULL;
-    t->head_comm = MPI_COMM_NULL;
-    t->flush = MPI_COMM_NULL;
+    fti_topology_reset(t);
 }

@@ -40,6 +40,9 @@ typedef struct fti_topology {
  * the key (node_size, group_size, head) and the numbers that do not fit. */
 fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm);
 void fti_topology_free(fti_topology *t);
+/* No communicators, nothing else set: what fti_topology_free accepts before
+ * (or without) a build. A zeroed struct is not that: MPI_COMM_NULL is not 0. */
+void fti_topology_reset(fti_topology *t);
 
 /* The application rank holding position `pos` of node `node`. */
 int fti_topology_app_rank(const fti_topology *t, int node, int pos);

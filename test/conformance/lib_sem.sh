@@ -3,7 +3,7 @@
 # own "node" (node_size = 1) and all of them share one local directory, so
 # a rank's files are told apart by name; losing all nodes is emptying it.
 source "$FTI_SOURCE_DIR/test/mpi/lib.sh"
-SEM="$FTI_BUILD_DIR/test/conformance/test_prog_sem_prog"
+SEM="$FTI_BUILD_DIR/test/conformance/conformance_prog_sem_prog"
 [ -x "$SEM" ] || fail "sem_prog is not built ($SEM)"
 NP=4
 

@@ -7,7 +7,7 @@ P="$PROGS/test_prog_misuse_prog"
 write_config "$T/c.fti" keep_last_ckpt=1
 run_nodes 4 1 "$P" "$T/c.fti" misuse > "$T/out" 2>&1 || { cat "$T/out"; fail "misuse run"; }
 grep -q WRONG "$T/out" && { grep WRONG "$T/out"; fail "a misuse was not rejected"; }
-for msg in "FTI_Protect called before a successful FTI_Init" "FTI_Init called twice" \
+for msg in "FTI_Protect called before a successful FTI_Init" "called again without FTI_Finalize" \
     "variable 0: pointer is NULL but count is 5" "variable 1: count -1 is negative" \
     "variable 1: unknown type id 999" "variable 2 is already protected with type 'int'" \
     "level 0 is not one of 1, 2, 3, 4" "level 9 is not one of" "there is no checkpoint to recover" \

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "config_scan.h"
 #include "log.h"
 
 static char scratch[1024]; /* this run's private directory */
@@ -277,33 +278,180 @@ static void test_derived_values(void **state)
     assert_int_equal(c.max_sync_intv, 512);
 }
 
-static void test_unknown_key_warns(void **state)
+/* Loads the config `basic`+`rest` as rank `rank` would; returns what it
+ * printed on stderr (malloc'd) and stores the result code in *e. */
+static char *load_capture(const char *basic, const char *rest, int rank, fti_err *e)
 {
-    (void)state;
-    char log[1300], *text = NULL;
+    char log[1300];
     fti_config c;
     snprintf(log, sizeof log, "%s/stderr.txt", scratch);
-    write_cfg("ckpt_l9 = 3", "[advanced]\nno_such_thing = x\n");
+    write_cfg(basic, rest);
     fflush(stderr);
     int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     assert_true(saved >= 0 && fd >= 0);
     dup2(fd, 2);
-    fti_log_setup(0, FTI_LOG_INFO);
-    fti_err e = fti_config_load(&c, cfg_path);
+    fti_log_setup(rank, FTI_LOG_INFO);
+    *e = fti_config_load(&c, cfg_path);
     fflush(stderr);
     dup2(saved, 2);
     close(fd);
     close(saved);
-    assert_int_equal(e, FTI_E_OK);
+    fti_log_setup(0, FTI_LOG_INFO);
     FILE *f = fopen(log, "r");
     assert_non_null(f);
-    text = calloc(1, 4096);
-    assert_true(fread(text, 1, 4095, f) > 0);
+    char *text = calloc(1, 8192);
+    assert_non_null(text);
+    size_t n = fread(text, 1, 8191, f);
+    text[n] = '\0';
     fclose(f);
+    return text;
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void test_unknown_key_warns(void **state)
+{
+    (void)state;
+    fti_err e;
+    char *text = load_capture("ckpt_l1 = 1\nckpt_l9 = 3", "[advanced]\nno_such_thing = x\n", 0, &e);
+    assert_int_equal(e, FTI_E_OK);
     assert_non_null(strstr(text, "unknown key 'basic:ckpt_l9'"));
-    assert_non_null(strstr(text, "unknown key 'advanced:no_such_thing'"));
+    assert_non_null(strstr(text, "unknown key 'advanced:no_such_thing' ignored\n"));
     assert_non_null(strstr(text, cfg_path));
     free(text);
+}
+
+/* A near-miss names the key meant: a typo, or the right key in the wrong section. */
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    fti_err e;
+    char *text = load_capture("ckpt_l1 = 1\nglbl_dri = x\nkeep_last_ckp = 1",
+                              "[advanced]\nckpt_l2 = 5\n[restart]\nexecid = a\n", 0, &e);
+    assert_int_equal(e, FTI_E_OK);
+    assert_non_null(strstr(text, "'basic:glbl_dri' ignored; did you mean [basic] glbl_dir?"));
+    assert_non_null(strstr(text, "'basic:keep_last_ckp' ignored; did you mean [basic] keep_last_ckpt?"));
+    assert_non_null(strstr(text, "'advanced:ckpt_l2' ignored; did you mean [basic] ckpt_l2?"));
+    assert_non_null(strstr(text, "'restart:execid' ignored; did you mean [restart] exec_id?"));
+    free(text);
+}
+
+/* What every rank would say alike is said by rank 0 only. */
+static void test_warnings_rank0_only(void **state)
+{
+    (void)state;
+    fti_err e;
+    char *text = load_capture("glbl_dri = x", "", 0, &e);
+    assert_int_equal(e, FTI_E_OK);
+    assert_int_equal(count_lines_with(text, "warning:"), 2); /* the key, no level scheduled */
+    assert_int_equal(count_lines_with(text, "no checkpoint level is scheduled"), 1);
+    free(text);
+    text = load_capture("glbl_dri = x", "", 3, &e);
+    assert_int_equal(e, FTI_E_OK);
+    assert_string_equal(text, "");
+    free(text);
+    text = load_capture("ckpt_l4_iter = 10", "", 0, &e); /* a level is scheduled */
+    assert_int_equal(count_lines_with(text, "warning:"), 0);
+    free(text);
+}
+
+/* FTI's own files carry keys for features we do not have: no warning. */
+static void test_fti_file_keys_quiet(void **state)
+{
+    (void)state;
+    fti_err e;
+    char *text = load_capture(
+        "ckpt_l1 = 1\nDcp_L4 = 0\ndcp_stack_size = 5\nh5_single_file_prefix =\n"
+        "h5_single_file_keep = 0\nmax_var_id = 10\nfast_forward = 1\nTransfer_size = 16",
+        "[Injection]\nrank = 0\nnumber = 0\nposition = 0\nfrequency = 0\n"
+        "[Advanced]\nlustre_striping_unit = 4194304\nlustre_stiping_factor = -1\n"
+        "general_tag = 2612\nckpt_tag = 711\nstage_tag = 406\nfinal_tag = 3107\n"
+        "fast_forward = 1\ngpu_host_bufsize = 8192\n", 0, &e);
+    assert_int_equal(e, FTI_E_OK);
+    assert_int_equal(count_lines_with(text, "warning:"), 0);
+    assert_int_equal(count_lines_with(text, "[basic] transfer_size = 16 ignored, as FTI does"), 1);
+    free(text);
+}
+
+static void test_fti_advanced_and_injection(void **state)
+{
+    (void)state;
+    fti_config c;
+    load_ok("transfer_size = 8",
+            "[advanced]\ntransfer_size = 16\ngeneral_tag = 100\nckpt_tag = 101\n"
+            "stage_tag = 102\nfinal_tag = 103\nfast_forward = 2\ngpu_host_bufsize = 8192\n"
+            "[injection]\nrank = 2\nindex = 5\nposition = 7\nnumber = 0\nfrequency = -1\n", &c);
+    assert_int_equal(c.transfer_size, 16 << 20); /* MiB in [advanced], as FTI */
+    assert_int_equal(c.mpi_tag, 100);
+    assert_int_equal(c.ckpt_tag, 101);
+    assert_int_equal(c.stage_tag, 102);
+    assert_int_equal(c.final_tag, 103);
+    assert_int_equal(c.fast_forward, 2);
+    assert_int_equal(c.gpu_host_bufsize, 8192);
+    assert_int_equal(c.inj_rank, 2);
+    assert_int_equal(c.inj_index, 5);
+    assert_int_equal(c.inj_position, 7);
+    assert_int_equal(c.inj_frequency, -1);
+    load_ok("transfer_size = 8", "", &c);
+    assert_int_equal(c.transfer_size, 16 << 20); /* FTI's [basic] MiB form: ignored */
+    load_ok("transfer_size = 8192", "", &c);
+    assert_int_equal(c.transfer_size, 8192); /* ours, bytes */
+    expect_reject("", "[advanced]\ntransfer_size = 2000\n", "transfer_size", "2000");
+    expect_reject("", "[advanced]\nfast_forward = 11\n", "fast_forward", "11");
+    expect_reject("", "[advanced]\nckpt_tag = x\n", "ckpt_tag", "'x'");
+    expect_reject("", "[injection]\nnumber = many\n", "number", "many");
+}
+
+static void test_exec_id_placeholder(void **state)
+{
+    (void)state;
+    fti_config c;
+    load_ok("", "[Restart]\nExec_ID = XXXX-XX-XX_XX-XX-XX\n", &c);
+    assert_int_equal(c.exec_id_given, 0);
+    load_ok("", "[restart]\nexec_id = NULL\n", &c);
+    assert_int_equal(c.exec_id_given, 0);
+    load_ok("", "[restart]\nexec_id = 2021-03-04_05-06-07\n", &c);
+    assert_int_equal(c.exec_id_given, 1);
+    assert_string_equal(c.exec_id, "2021-03-04_05-06-07");
+}
+
+static void test_dcp_block_size_while_off(void **state)
+{
+    (void)state;
+    fti_config c;
+    load_ok("enable_dcp = 0\ndcp_block_size = -1", "", &c);
+    assert_int_equal(c.dcp_block_size, -1);
+    expect_reject("enable_dcp = 1\ndcp_block_size = -1", "", "dcp_block_size", "-1");
+}
+
+static void test_key_given_twice(void **state)
+{
+    (void)state;
+    expect_reject("ckpt_l1 = 1\nverbosity = 2\nckpt_l1 = 2", "", "[basic] ckpt_l1", "given twice");
+    assert_error_names("lines 4 and 6");
+    /* the same key spelt differently is the same key, as iniparser reads it */
+    expect_reject("Ckpt_L1 = 1", "[BASIC]\nckpt_l1 = 2\n", "[basic] ckpt_l1", "given twice");
+    /* a key name in two sections is two keys; comments are not keys */
+    fti_config c;
+    load_ok("# ckpt_l1 = 9\n; ckpt_l1 = 8\nckpt_l1 = 1",
+            "[advanced]\nblock_size = 4\n[injection]\nrank = 1\n", &c);
+    assert_int_equal(c.ckpt_min[1], 1);
+}
+
+static void test_edit_distance(void **state)
+{
+    (void)state;
+    assert_int_equal(fti_edit_distance("basic:ckpt_l1", "basic:ckpt_l1", 4), 0);
+    assert_int_equal(fti_edit_distance("basic:glbl_dri", "basic:glbl_dir", 4), 2);
+    assert_int_equal(fti_edit_distance("kitten", "sitting", 9), 3);
+    assert_int_equal(fti_edit_distance("", "abc", 9), 3);
+    assert_int_equal(fti_edit_distance("abcdefgh", "zzzzzzzz", 4), 4); /* capped */
 }
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -359,7 +507,7 @@ static void test_out_of_range(void **state)
     expect_reject("head = 2", "", "head", "= 2");
     expect_reject("node_size = -1", "", "node_size", "-1");
     expect_reject("ckpt_l1 = 3000000000", "", "ckpt_l1", "3000000000");
-    expect_reject("transfer_size = 100", "", "transfer_size", "100");
+    expect_reject("transfer_size = -5", "", "transfer_size", "-5");
     expect_reject("ckpt_io = 6", "", "ckpt_io", "= 6");
     expect_reject("", "[restart]\nfailure = 4\n", "failure", "= 4");
     expect_reject("", "[advanced]\nblock_size = 0\n", "block_size", "= 0");
@@ -438,6 +586,14 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_derived_values),
         cmocka_unit_test(test_unknown_key_warns),
+        cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_warnings_rank0_only),
+        cmocka_unit_test(test_fti_file_keys_quiet),
+        cmocka_unit_test(test_fti_advanced_and_injection),
+        cmocka_unit_test(test_exec_id_placeholder),
+        cmocka_unit_test(test_dcp_block_size_while_off),
+        cmocka_unit_test(test_key_given_twice),
+        cmocka_unit_test(test_edit_distance),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_not_ini),
         cmocka_unit_test(test_not_a_number),
