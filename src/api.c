@@ -161,6 +161,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     fti_topology_reset(&ctx->topo); /* MPI_COMM_NULL is not 0 (MPICH) */
     ctx->metrics.job.start = fti_now(); /* metrics: the job summary */
     user_comm = globalComm;
+    ctx->user_comm = globalComm;
     FTI_COMM_WORLD = globalComm;
     int rank;
     MPI_Comm_rank(globalComm, &rank);

@@ -44,6 +44,7 @@ typedef struct fti_ctx {
     fti_schedule sched;
     fti_recovery rec;
     fti_post *post;
+    MPI_Comm user_comm;     /* as given to FTI_Init (FTI's test programs talk to heads on it) */
     int icp_active;         /* between FTI_InitICP and FTI_FinalizeICP */
     int icp_id, icp_level;
     uint64_t ckpt_count;    /* checkpoints taken by this run */

@@ -281,8 +281,10 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         return fti_fail(FTI_E_NOREC, "checkpoint #%llu became unreadable after it was verified",
                         (unsigned long long)r->chosen.seq);
     if (ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_INFO, "restart: recovering checkpoint #%llu (id %lld, level %d)",
-                (unsigned long long)r->chosen.seq, (long long)r->chosen.id, r->chosen.level);
+        /* FTI's words, which its test suites and users' job scripts grep for */
+        fti_log(FTI_LOG_INFO, "restart: Recovering successfully from level %d: checkpoint #%llu "
+                "(id %lld)", r->chosen.level, (unsigned long long)r->chosen.seq,
+                (long long)r->chosen.id);
     return FTI_E_OK;
 }
 

@@ -16,6 +16,10 @@
  *                                         FTI_RecoverVar*, FTI_Realloc and retry
  *   sem_prog CONFIG inplace LEVEL         FTI_Recover right after FTI_Checkpoint
  *   sem_prog CONFIG stage                 FTI_SendFile with relative remote paths
+ *   sem_prog CONFIG endw SEED NODE_SIZE   checkpoint (L1), then end the heads as
+ *                                         FTI's test programs do: FTI_ENDW (995)
+ *                                         with final_tag 3107 to the node's head,
+ *                                         MPI_Barrier(MPI_COMM_WORLD), no FTI_Finalize
  *
  * Prints "PASS: <mode>" on rank 0 when every rank's check held.
  */
@@ -312,6 +316,26 @@ static int stage(void)
     return status;
 }
 
+/* ---- endw: FTI's crash simulation with head ranks -------------------------- */
+
+static int endw(int seed, int node_size)
+{
+    unsigned char *buf = malloc(NBUF(rank));
+    FTI_Protect(1, buf, (int64_t)NBUF(rank), FTI_CHAR);
+    fill(buf, NBUF(rank), seed, 1);
+    if (FTI_Checkpoint(seed, 1) != FTI_DONE)
+        return 1;
+    int grank, value = 995; /* FTI_ENDW */
+    MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+    MPI_Barrier(FTI_COMM_WORLD);
+    MPI_Send(&value, 1, MPI_INT, grank - grank % node_size, 3107, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD); /* the heads join it, then end */
+    if (rank == 0)
+        printf("PASS: endw\n");
+    crash();
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
     const char *mode = argv[2];
@@ -332,6 +356,8 @@ static int run(int argc, char **argv)
         return inplace(arg);
     if (strcmp(mode, "stage") == 0)
         return stage();
+    if (strcmp(mode, "endw") == 0)
+        return endw(arg, argc > 4 ? atoi(argv[4]) : 2);
     fprintf(stderr, "sem_prog: unknown mode '%s'\n", mode);
     return 2;
 }
