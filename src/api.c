@@ -16,6 +16,7 @@
 #include "fault.h"
 #include "fio.h"
 #include "jobstatus.h"
+#include "hdf5/h5_api.h"
 #include "levels/dcp.h"
 #include "watchdog.h"
 #include "levels/levels.h"
@@ -81,6 +82,7 @@ static void release(fti_ctx *ctx)
     fti_staging_free(ctx);
     fti_capture_sets_free(&ctx->capture); /* pinned buffers and streams of device variables */
     fti_job_lock_release(&ctx->lock);
+    fti_h5_release(ctx);
 }
 
 /* Steps of FTI_Init that every rank does alike; each ends in agreement. */
@@ -553,23 +555,7 @@ static int no_hdf5(const char *fn)
     return FTI_NSCS;
 }
 
-int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent)
-{
-    (void)h5group, (void)name, (void)parent;
-    return no_hdf5("FTI_InitGroup");
-}
-
-int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
-{
-    (void)h5group, (void)name;
-    return no_hdf5("FTI_RenameGroup");
-}
-
-int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
-{
-    (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group;
-    return no_hdf5("FTI_DefineDataset");
-}
+/* FTI_InitGroup, FTI_RenameGroup, FTI_DefineDataset: hdf5/h5_api.c. */
 
 int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
                             FTIT_H5Group *h5group, fti_id_t tid)

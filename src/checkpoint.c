@@ -13,6 +13,9 @@
 #include "levels/dcp.h"
 #include "levels/dcp_file.h"
 #include "levels/levels.h"
+#ifdef FTI_HAVE_HDF5
+#include "hdf5/h5_file.h"
+#endif
 #include "log.h"
 #include "jobstatus.h"
 #include "metrics.h"
@@ -118,6 +121,24 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
+/* dCP layers and HDF5 files (ckpt_io = 5) go straight to the global file
+ * system: no local file, no post-processing. */
+static int direct_l4(const fti_commit *c)
+{
+    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5);
+}
+
+static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    if (c->level == 4 && c->io == FTI_IO_DCP)
+        return fti_dcp_write(ctx, c, bytes);
+#ifdef FTI_HAVE_HDF5
+    if (c->level == 4 && c->io == FTI_IO_HDF5)
+        return fti_h5_write(ctx, c, bytes);
+#endif
+    return write_local(ctx, c, bytes);
+}
+
 /* Checkpoint c is committed: for level 4, the dCP layers it made obsolete go. */
 static void committed(fti_ctx *ctx, const fti_commit *c)
 {
@@ -166,14 +187,14 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
 
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */
-    e = dcp ? fti_dcp_write(ctx, &c, &mine) : write_local(ctx, &c, &mine);
+    e = write_first(ctx, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
     fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
                           "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
-    if (!dcp && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
+    if (!direct_l4(&c) && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
         e = fti_post_start(ctx, &c);
         tm.async = 1; /* metrics: post.c writes the line once it is committed */
         tm.handover = fti_now();
@@ -186,7 +207,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
         return e;
     }
     double t1 = fti_now();
-    if (level > 1 && !dcp) { /* a dCP layer is written on the global file system already */
+    if (level > 1 && !direct_l4(&c)) { /* else written on the global file system already */
         fti_fault_phase(fti_level_phase(level));
         fti_ring ring;
         fti_ring_of(ctx, &ring);

@@ -232,8 +232,6 @@ fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr)
     hdr->vars = calloc(reg->nvars ? (size_t)reg->nvars : 1, sizeof *hdr->vars);
     if (hdr->vars == NULL)
         return fti_fail(FTI_E_NOMEM, "checkpoint: out of memory for the variable table");
-    hdr->data_offset = fti_file_header_size(hdr->nvars);
-    uint64_t pos = hdr->data_offset;
     for (int i = 0; i < reg->nvars; i++) {
         const fti_var *v = &reg->vars[i];
         fti_file_entry *e = &hdr->vars[i];
@@ -242,12 +240,21 @@ fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr)
         e->elem_size = v->elem_size;
         e->count = (uint64_t)v->count;
         e->nbytes = fti_var_bytes(v);
-        e->offset = align_up(pos);
         memcpy(e->name, v->name, FTI_NAME_LEN);
-        pos = e->offset + e->nbytes;
+    }
+    fti_file_place(hdr);
+    return FTI_E_OK;
+}
+
+void fti_file_place(fti_file_header *hdr)
+{
+    hdr->data_offset = fti_file_header_size(hdr->nvars);
+    uint64_t pos = hdr->data_offset;
+    for (uint32_t i = 0; i < hdr->nvars; i++) {
+        hdr->vars[i].offset = align_up(pos);
+        pos = hdr->vars[i].offset + hdr->vars[i].nbytes;
     }
     hdr->file_size = pos;
-    return FTI_E_OK;
 }
 
 /* Zeroes the alignment gaps so a file's bytes depend only on its data. */

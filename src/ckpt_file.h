@@ -57,6 +57,10 @@ uint64_t fti_file_header_size(uint32_t nvars);
  * fti_file_write gives the variables. Caller frees with fti_file_header_free. */
 fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr);
 
+/* Sets data_offset, every entry's aligned offset (from the nbytes of the
+ * entries before it) and file_size: the one layout rule of the format. */
+void fti_file_place(fti_file_header *hdr);
+
 /* Writes the protected variables to `path` (created 0600, or overwritten in
  * place), then the header, then fsync. `hdr` gives seq/ckpt_id/level/rank;
  * on success its table and sizes are filled (caller frees with

@@ -12,7 +12,8 @@
 static int is_ckpt_file(const char *name)
 {
     size_t n = strlen(name);
-    return name[0] == 'l' && n > 4 && strcmp(name + n - 4, ".fti") == 0;
+    return name[0] == 'l' && n > 4 &&
+           (strcmp(name + n - 4, ".fti") == 0 || strcmp(name + n - 3, ".h5") == 0);
 }
 
 /* "l<digit>-...fti": level of one of our local checkpoint files, else 0. */

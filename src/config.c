@@ -391,7 +391,11 @@ static fti_err check_consistency(fti_config *cfg)
         memcpy(cfg->meta_dir, cfg->glbl_dir, n);
         memcpy(cfg->meta_dir + n, "/meta", 6);
     }
+#ifdef FTI_HAVE_HDF5
+    if (cfg->ckpt_io == 4)
+#else
     if (cfg->ckpt_io == 4 || cfg->ckpt_io == 5)
+#endif
         return fti_fail(FTI_E_CONFIG,
                         "config %s: [basic] ckpt_io = %d (%s) is not supported by this build; "
                         "use 1 (POSIX) or 2 (MPI-IO)", cfg->file, cfg->ckpt_io,

@@ -32,6 +32,7 @@ typedef struct fti_recovery {
 } fti_recovery;
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
+struct fti_h5_groups;             /* HDF5 groups and dataset places (hdf5/h5_groups.h) */
 
 typedef struct fti_ctx {
     fti_state state;
@@ -45,6 +46,7 @@ typedef struct fti_ctx {
     fti_recovery rec;
     fti_post *post;
     MPI_Comm user_comm;     /* as given to FTI_Init (FTI's test programs talk to heads on it) */
+    struct fti_h5_groups *h5; /* FTI_InitGroup / FTI_DefineDataset; NULL until first used */
     int icp_active;         /* between FTI_InitICP and FTI_FinalizeICP */
     int icp_id, icp_level;
     uint64_t ckpt_count;    /* checkpoints taken by this run */

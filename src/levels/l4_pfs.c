@@ -18,6 +18,9 @@
 #include "dcp.h"
 #include "dcp_file.h"
 #include "fio.h"
+#ifdef FTI_HAVE_HDF5
+#include "hdf5/h5_file.h"
+#endif
 #include "fti.h"
 #include "l4_pfs.h"
 #include "levels.h"
@@ -242,6 +245,10 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
         return fti_l4_mpiio_rebuild(ctx, c, own_ok);
     if (c->io == FTI_IO_DCP)
         return own_ok ? FTI_E_OK : fti_dcp_rebuild(ctx, c);
+#ifdef FTI_HAVE_HDF5
+    if (c->io == FTI_IO_HDF5)
+        return own_ok ? FTI_E_OK : fti_h5_rebuild(ctx, c);
+#endif
     return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
 
@@ -259,6 +266,9 @@ static void l4_remove(fti_ctx *ctx, int slot)
     if (ctx->topo.is_head)
         return;
     fti_path_global(&ctx->dirs, path, slot, ctx->topo.app_rank);
+    if (unlink(path) != 0 && errno != ENOENT)
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
+    fti_path_global_h5(&ctx->dirs, path, slot, ctx->topo.app_rank);
     if (unlink(path) != 0 && errno != ENOENT)
         fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
     if (ctx->topo.app_rank != 0)

@@ -1,0 +1,97 @@
+/*
+ * h5_api.c - FTI_InitGroup, FTI_RenameGroup and FTI_DefineDataset. They
+ * place protected variables in the HDF5 checkpoints of ckpt_io = 5; in a
+ * build without HDF5 they fail with a message, as ckpt_io = 5 does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fti.h"
+
+#include "h5_api.h"
+#include "h5_groups.h"
+#include "log.h"
+
+void fti_h5_release(fti_ctx *ctx)
+{
+    if (ctx->h5 == NULL)
+        return;
+    fti_h5_groups_free(ctx->h5);
+    free(ctx->h5);
+    ctx->h5 = NULL;
+}
+
+/* The live context with its group table, or NULL with the error recorded. */
+static fti_ctx *h5_ctx(const char *fn)
+{
+    fti_ctx *ctx = fti_api_ctx(fn);
+    if (ctx == NULL)
+        return NULL;
+#ifndef FTI_HAVE_HDF5
+    fti_fail(FTI_E_UNSUPPORTED, "%s: HDF5 datasets (ckpt_io = 5) are not supported by this build "
+             "(configured without hdf5-mpich); protected variables are checkpointed in our own "
+             "format", fn);
+    return NULL;
+#else
+    if (ctx->h5 == NULL && (ctx->h5 = calloc(1, sizeof *ctx->h5)) == NULL) {
+        fti_fail(FTI_E_NOMEM, "%s: out of memory", fn);
+        return NULL;
+    }
+    return ctx;
+#endif
+}
+
+int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent)
+{
+    fti_ctx *ctx = h5_ctx("FTI_InitGroup");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return fti_h5_group_init(ctx->h5, h5group, name, parent) == FTI_E_OK ? FTI_SCES : FTI_NSCS;
+}
+
+int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
+{
+    fti_ctx *ctx = h5_ctx("FTI_RenameGroup");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return fti_h5_group_rename(ctx->h5, h5group, name) == FTI_E_OK ? FTI_SCES : FTI_NSCS;
+}
+
+/* Checks FTI_DefineDataset's shape against the protected count. */
+static fti_err check_shape(const fti_var *v, int rank, const int64_t *dims)
+{
+    if (rank < 0 || rank > 32 || (rank > 0 && dims == NULL))
+        return fti_fail(FTI_E_ARG, "FTI_DefineDataset(%d): rank %d (0-32, dimLength given when "
+                        "> 0)", v->id, rank);
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i] < 0 ? 0 : dims[i];
+    if (rank > 0 && n != v->count)
+        return fti_fail(FTI_E_ARG, "FTI_DefineDataset(%d): the dimensions hold %lld elements, the "
+                        "variable %lld", v->id, (long long)n, (long long)v->count);
+    return FTI_E_OK;
+}
+
+int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
+{
+    fti_ctx *ctx = h5_ctx("FTI_DefineDataset");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_var *v = fti_registry_find(&ctx->reg, id);
+    if (v == NULL) {
+        fti_fail(FTI_E_ARG, "FTI_DefineDataset: variable %d is not protected (FTI_Protect first)", id);
+        return FTI_NSCS;
+    }
+    if (check_shape(v, rank, dimLength) != FTI_E_OK ||
+        fti_h5_place_var(ctx->h5, id, h5group) != FTI_E_OK)
+        return FTI_NSCS;
+    if (name != NULL && name[0] != '\0') { /* names longer than the file's field are cut */
+        size_t n = strnlen(name, sizeof v->name - 1);
+        memcpy(v->name, name, n);
+        v->name[n] = '\0';
+    }
+    v->ndims = rank;
+    for (int i = 0; i < rank; i++)
+        v->dims[i] = dimLength[i];
+    return FTI_SCES;
+}

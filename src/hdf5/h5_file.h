@@ -1,0 +1,26 @@
+/*
+ * h5_file.h - HDF5 checkpoints (ckpt_io = 5, built only with HDF5): at level
+ * 4 each rank writes its protected variables straight to one HDF5 file on
+ * the global file system, one dataset per variable, typed with HDF5 types
+ * derived from ours (composite types as compound types). A restart turns
+ * the file back into the rank's ordinary checkpoint file, checking each
+ * variable's XXH3 checksum (stored as an attribute).
+ */
+#ifndef FTI_H5_FILE_H
+#define FTI_H5_FILE_H
+
+#include <stdint.h>
+
+#include "context.h"
+
+#define FTI_IO_HDF5 5 /* fti_commit.io of an HDF5 checkpoint */
+
+/* Not collective: writes this rank's file of checkpoint c (temporary name,
+ * fsync, rename). *bytes: the file's size. */
+fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
+
+/* Not collective: restores this rank's local file of c from its HDF5 file,
+ * verifying every variable checksum. */
+fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c);
+
+#endif /* FTI_H5_FILE_H */
