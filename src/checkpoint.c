@@ -133,7 +133,7 @@ static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     if (c->level == 4 && c->io == FTI_IO_DCP)
         return fti_dcp_write(ctx, c, bytes);
 #ifdef FTI_HAVE_HDF5
-    if (c->level == 4 && c->io == FTI_IO_HDF5)
+    if (c->level == 4 && c->io == FTI_COMMIT_IO_HDF5)
         return fti_h5_write(ctx, c, bytes);
 #endif
     return write_local(ctx, c, bytes);

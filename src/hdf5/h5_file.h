@@ -13,7 +13,7 @@
 
 #include "context.h"
 
-#define FTI_IO_HDF5 5 /* fti_commit.io of an HDF5 checkpoint */
+#define FTI_COMMIT_IO_HDF5 5 /* fti_commit.io of an HDF5 checkpoint */
 
 /* Not collective: writes this rank's file of checkpoint c (temporary name,
  * fsync, rename). *bytes: the file's size. */

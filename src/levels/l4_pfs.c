@@ -246,7 +246,7 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     if (c->io == FTI_IO_DCP)
         return own_ok ? FTI_E_OK : fti_dcp_rebuild(ctx, c);
 #ifdef FTI_HAVE_HDF5
-    if (c->io == FTI_IO_HDF5)
+    if (c->io == FTI_COMMIT_IO_HDF5)
         return own_ok ? FTI_E_OK : fti_h5_rebuild(ctx, c);
 #endif
     return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);

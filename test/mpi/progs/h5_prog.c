@@ -108,10 +108,10 @@ static int protect(state *st)
     strcpy(at.name, "opaque");
     rc |= FTI_SetAttribute(20, at, FTI_ATTRIBUTE_NAME);
     FTIT_H5Group ints, deep;
-    int dims[2] = {2, 3};
+    int64_t dims[2] = {2, 3};
     rc |= FTI_InitGroup(&ints, "ints", NULL) | FTI_InitGroup(&deep, "deep", &ints);
     rc |= FTI_DefineDataset(2, 2, dims, "counts", &ints);
-    rc |= FTI_DefineDataset(1, 1, (int[]){N}, "shorts", &deep);
+    rc |= FTI_DefineDataset(1, 1, (int64_t[]){N}, "shorts", &deep);
     return rc != FTI_SCES;
 }
 
