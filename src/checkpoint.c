@@ -9,6 +9,7 @@
 #include "levels/dcp.h"
 #include "levels/dcp_file.h"
 #include "levels/levels.h"
+#include "hdf5/h5_single.h"
 #ifdef FTI_HAVE_HDF5
 #include "hdf5/h5_file.h"
 #endif
@@ -104,7 +105,7 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
  * system: no local file, no post-processing. */
 static int direct_l4(const fti_commit *c)
 {
-    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5);
+    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5 || c->io == FTI_IO_H5_SINGLE);
 }
 
 static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
@@ -114,6 +115,8 @@ static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 #ifdef FTI_HAVE_HDF5
     if (c->level == 4 && c->io == FTI_IO_HDF5)
         return fti_h5_write(ctx, c, bytes);
+    if (c->level == 4 && c->io == FTI_IO_H5_SINGLE)
+        return fti_h5s_write(ctx, c, bytes); /* collective */
 #endif
     return write_local(ctx, c, bytes);
 }
@@ -129,7 +132,8 @@ static void committed(fti_ctx *ctx, const fti_commit *c)
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     int dcp = level == FTI_L4_DCP; /* the caller checked fti_dcp_active */
-    if (dcp)
+    int h5single = level == FTI_L4_H5_SINGLE; /* the caller checked fti_h5s_active */
+    if (dcp || h5single)
         level = 4;
     fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
     /* The previous asynchronous post-processing must end (and commit) first. */
@@ -149,7 +153,7 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     c.nranks = ctx->topo.app_size;
     c.time = t0;
     c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
-    c.io = dcp ? FTI_IO_DCP : level == 4 ? ctx->cfg.ckpt_io : 0;
+    c.io = dcp ? FTI_IO_DCP : h5single ? FTI_IO_H5_SINGLE : level == 4 ? ctx->cfg.ckpt_io : 0;
 
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */

@@ -41,6 +41,7 @@ typedef struct fti_config {
     int ckpt_io;      /* 1 POSIX, 2 MPI-IO (3 FTI-FF is stored as 1) */
     int enable_staging;
     int enable_dcp;
+    int h5_single_file_enable; /* level 9 (FTI_L4_H5_SINGLE) writes one shared HDF5 file */
     int dcp_mode;
     int dcp_block_size;  /* bytes, 0: FTI_DCP_DEFAULT_BLOCK */
     int dcp_stack_size;  /* dCP layers per chain before a new full base, 0: default */

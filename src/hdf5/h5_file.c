@@ -72,6 +72,11 @@ static hid_t compound(const fti_registry *reg, const fti_type *t, int depth)
     return c;
 }
 
+hid_t fti_h5_type(const fti_registry *reg, int type)
+{
+    return h5_type(reg, type, 0);
+}
+
 /* Our type as an HDF5 type (the caller closes it); -1 when impossible. */
 static hid_t h5_type(const fti_registry *reg, int type, int depth)
 {

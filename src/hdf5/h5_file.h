@@ -9,11 +9,16 @@
 #ifndef FTI_H5_FILE_H
 #define FTI_H5_FILE_H
 
+#include <hdf5.h>
 #include <stdint.h>
 
 #include "context.h"
 
 #define FTI_IO_HDF5 5 /* fti_commit.io of an HDF5 checkpoint */
+
+/* Our type as an HDF5 type (predefined: native; composite: compound;
+ * FTI_InitType: opaque); the caller closes it; -1 when unknown. */
+hid_t fti_h5_type(const fti_registry *reg, int type);
 
 /* Not collective: writes this rank's file of checkpoint c (temporary name,
  * fsync, rename). *bytes: the file's size. */
