@@ -28,4 +28,9 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
  * verifying every variable checksum. */
 fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c);
 
+/* Not collective: writes to `out` the checkpoint file of rank's HDF5 file
+ * `file` of commit c and verifies it (every checksum); `out` is removed on
+ * failure. Shared with fti-ckpt. */
+fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit *c, int rank);
+
 #endif /* FTI_H5_FILE_H */

@@ -24,6 +24,7 @@ h5dump -d /grid -s "5,0" -c "1,3" "$F" | grep -q '(5,0): 5001, 5002, 5003' || fa
 h5dump -d /pairs/pair -s "15,999" -c "1,1" "$F" | tr -d ' \n' | grep -q '{16000,32000}' ||
   fail "h5dump values of /pairs/pair"
 
+"$FTI_BUILD_DIR/tools/fti-ckpt" list "$T/c.fti" | grep -Eq "^ +1 +1 +9 " || fail "fti-ckpt list: level 9"
 for np in 2 8 4; do
   mode=""; [ "$np" = 8 ] && mode=var
   run "$np" check $mode > "$T/out" 2>&1 || { cat "$T/out"; fail "restart on $np ranks"; }
