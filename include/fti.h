@@ -127,7 +127,8 @@ FTI_API extern fti_id_t FTI_LDBE;
  * restart was required but no checkpoint can be recovered. */
 FTI_API int FTI_Init(const char *configFile, MPI_Comm globalComm);
 
-/* Local. 0 on a fresh start, 1 when a checkpoint will be (or was) recovered. */
+/* Local. 0 on a fresh start, 1 when a checkpoint will be (or was) recovered,
+ * 3 when it is a FTI_L4_H5_SINGLE checkpoint (restart on any number of ranks). */
 FTI_API int FTI_Status(void);
 
 /* Local, thread-safe, callable before FTI_Init. The version of the library
@@ -157,8 +158,11 @@ FTI_API int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int6
  * interval of the config is due. Returns FTI_SCES, FTI_DONE, or an error. */
 FTI_API int FTI_Snapshot(void);
 
-/* Collective. Takes a checkpoint now at `level` 1-4 (8: L4 differential,
- * stored as a full L4 checkpoint). Returns FTI_DONE on success. */
+/* Collective. Takes a checkpoint now at `level` 1-4; FTI's 5-7 are 1-3; 8
+ * (FTI_L4_DCP) is an L4 differential checkpoint with enable_dcp = 1 and
+ * ckpt_io = 1, else a full L4 one; 9 (FTI_L4_H5_SINGLE) writes the global
+ * datasets to one shared HDF5 file (ckpt_io = 5, h5_single_file_enable = 1,
+ * else refused). Returns FTI_DONE on success. */
 FTI_API int FTI_Checkpoint(int id, int level);
 
 /* Collective. Restores every protected variable from the recovered
@@ -205,8 +209,13 @@ FTI_API int FTI_GetStageDir(char *stageDir, int maxLen);
 FTI_API int FTI_GetStageStatus(int ID);
 FTI_API int FTI_SendFile(const char *lpath, const char *rpath);
 
-/* HDF5 datasets (ckpt_io=5). This build has no HDF5 I/O: these return
- * FTI_NSCS (NULL for the span) with a message naming the function. */
+/* HDF5 checkpoints (ckpt_io = 5; docs/USER_GUIDE.md "HDF5 checkpoints").
+ * Local. Groups and FTI_DefineDataset place protected variables in the
+ * per-rank HDF5 files; global datasets and subsets make the shared file of
+ * FTI_L4_H5_SINGLE, from which a restart on any number of ranks reads each
+ * rank's subsets (FTI_RecoverDatasetDimension first gives back the stored
+ * dimensions; FTI_GetDatasetSpan points into the library's copy). In a build
+ * without HDF5 they return FTI_NSCS (NULL for the span) with a message. */
 FTI_API int FTI_InitGroup(FTIT_H5Group *h5group, const char *name, FTIT_H5Group *parent);
 FTI_API int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name);
 FTI_API int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name,

@@ -17,6 +17,7 @@
 #include "fio.h"
 #include "jobstatus.h"
 #include "hdf5/h5_api.h"
+#include "hdf5/h5_single.h"
 #include "levels/dcp.h"
 #include "watchdog.h"
 #include "levels/levels.h"
@@ -231,7 +232,10 @@ const char *FTI_GetVersion(void)
 
 int FTI_Status(void)
 {
-    return the_ctx.state == FTI_ST_READY && the_ctx.rec.pending ? 1 : 0;
+    if (the_ctx.state != FTI_ST_READY || !the_ctx.rec.pending)
+        return 0;
+    /* FTI's value for a restart from the shared HDF5 file (failure = 3) */
+    return the_ctx.rec.chosen.io == FTI_L4_H5_SINGLE ? 3 : 1;
 }
 
 /* ---- registration ---------------------------------------------------------- */
@@ -337,6 +341,13 @@ static fti_err check_level(const fti_ctx *ctx, const char *fn, int *level)
 {
     if (*level == FTI_L4_DCP && fti_dcp_active(ctx))
         return FTI_E_OK;
+#ifdef FTI_HAVE_HDF5
+    if (*level == FTI_L4_H5_SINGLE && fti_h5s_active(ctx))
+        return FTI_E_OK;
+#endif
+    if (*level == FTI_L4_H5_SINGLE)
+        return fti_fail(FTI_E_ARG, "%s: level 9 is not one of 1, 2, 3, 4 here: FTI_L4_H5_SINGLE "
+                        "needs ckpt_io = 5, h5_single_file_enable = 1 and a build with HDF5", fn);
     if (*level >= 5 && *level <= 8) {
         fti_log(FTI_LOG_DEBUG, "%s: level %d: %s; taking level %d", fn, *level,
                 *level < 8 ? "dCP exists only at level 4" : "dCP is off (enable_dcp, ckpt_io = 1)",
@@ -361,7 +372,7 @@ int FTI_Checkpoint(int id, int level)
     }
     fti_err e = fti_checkpoint_take(ctx, id, level);
     if (e == FTI_E_OK)
-        fti_schedule_taken(&ctx->sched, level == FTI_L4_DCP ? 4 : level);
+        fti_schedule_taken(&ctx->sched, level > 4 ? 4 : level);
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
@@ -388,7 +399,7 @@ int FTI_Snapshot(void)
     if (check_level(ctx, "FTI_Snapshot", &level) != FTI_E_OK)
         return FTI_NSCS;
     e = fti_checkpoint_take(ctx, (int64_t)(ctx->meta.last_seq + 1), level);
-    fti_schedule_taken(&ctx->sched, level == FTI_L4_DCP ? 4 : level);
+    fti_schedule_taken(&ctx->sched, level > 4 ? 4 : level);
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
@@ -437,7 +448,7 @@ int FTI_FinalizeICP(void)
     ctx->icp_active = 0;
     fti_err e = fti_checkpoint_take(ctx, ctx->icp_id, ctx->icp_level);
     if (e == FTI_E_OK)
-        fti_schedule_taken(&ctx->sched, ctx->icp_level == FTI_L4_DCP ? 4 : ctx->icp_level);
+        fti_schedule_taken(&ctx->sched, ctx->icp_level > 4 ? 4 : ctx->icp_level);
     return e == FTI_E_OK ? FTI_DONE : FTI_NSCS;
 }
 
@@ -546,57 +557,5 @@ int FTI_SendFile(const char *lpath, const char *rpath)
     return ctx ? fti_staging_send(ctx, lpath, rpath) : FTI_NSCS;
 }
 
-/* ---- HDF5 datasets ----------------------------------------------------------- */
-
-static int no_hdf5(const char *fn)
-{
-    fti_fail(FTI_E_UNSUPPORTED, "%s: HDF5 datasets (ckpt_io = 5) are not supported by this build; "
-             "protected variables are checkpointed in our own format", fn);
-    return FTI_NSCS;
-}
-
-/* FTI_InitGroup, FTI_RenameGroup, FTI_DefineDataset: hdf5/h5_api.c. */
-
-int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
-                            FTIT_H5Group *h5group, fti_id_t tid)
-{
-    (void)id, (void)rank, (void)dimLength, (void)name, (void)h5group, (void)tid;
-    return no_hdf5("FTI_DefineGlobalDataset");
-}
-
-int FTI_AddSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did)
-{
-    (void)id, (void)rank, (void)offset, (void)count, (void)did;
-    return no_hdf5("FTI_AddSubset");
-}
-
-int FTI_RecoverDatasetDimension(int did)
-{
-    (void)did;
-    return no_hdf5("FTI_RecoverDatasetDimension");
-}
-
-FTIT_hsize_t *FTI_GetDatasetSpan(int did, int rank)
-{
-    (void)did, (void)rank;
-    no_hdf5("FTI_GetDatasetSpan");
-    return NULL;
-}
-
-int FTI_GetDatasetRank(int did)
-{
-    (void)did;
-    return no_hdf5("FTI_GetDatasetRank");
-}
-
-int FTI_UpdateGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength)
-{
-    (void)id, (void)rank, (void)dimLength;
-    return no_hdf5("FTI_UpdateGlobalDataset");
-}
-
-int FTI_UpdateSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did)
-{
-    (void)id, (void)rank, (void)offset, (void)count, (void)did;
-    return no_hdf5("FTI_UpdateSubset");
-}
+/* ---- HDF5 datasets -----------------------------------------------------------
+ * FTI_InitGroup .. FTI_UpdateSubset: hdf5/h5_api.c. */

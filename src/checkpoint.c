@@ -13,6 +13,7 @@
 #include "levels/dcp.h"
 #include "levels/dcp_file.h"
 #include "levels/levels.h"
+#include "hdf5/h5_single.h"
 #ifdef FTI_HAVE_HDF5
 #include "hdf5/h5_file.h"
 #endif
@@ -125,7 +126,7 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
  * system: no local file, no post-processing. */
 static int direct_l4(const fti_commit *c)
 {
-    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5);
+    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5 || c->io == FTI_IO_H5_SINGLE);
 }
 
 static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
@@ -135,6 +136,8 @@ static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 #ifdef FTI_HAVE_HDF5
     if (c->level == 4 && c->io == FTI_COMMIT_IO_HDF5)
         return fti_h5_write(ctx, c, bytes);
+    if (c->level == 4 && c->io == FTI_IO_H5_SINGLE)
+        return fti_h5s_write(ctx, c, bytes); /* collective */
 #endif
     return write_local(ctx, c, bytes);
 }
@@ -162,7 +165,8 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 static fti_err take(fti_ctx *ctx, int64_t id, int level)
 {
     int dcp = level == FTI_L4_DCP; /* the caller checked fti_dcp_active */
-    if (dcp)
+    int h5single = level == FTI_L4_H5_SINGLE; /* the caller checked fti_h5s_active */
+    if (dcp || h5single)
         level = 4;
     fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
     fti_metrics_flush_restore(ctx); /* a collective point: FTI_Recover itself is not */
@@ -183,7 +187,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     c.nranks = ctx->topo.app_size;
     c.time = t0;
     c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
-    c.io = dcp ? FTI_IO_DCP : level == 4 ? ctx->cfg.ckpt_io : 0;
+    c.io = dcp ? FTI_IO_DCP : h5single ? FTI_IO_H5_SINGLE : level == 4 ? ctx->cfg.ckpt_io : 0;
 
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */

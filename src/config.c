@@ -55,6 +55,7 @@ static const key_spec known_keys[] = {
     INTK("basic", "ckpt_io", ckpt_io, 1, 5),
     INTK("basic", "enable_staging", enable_staging, 0, 1),
     INTK("basic", "enable_dcp", enable_dcp, 0, 1),
+    INTK("basic", "h5_single_file_enable", h5_single_file_enable, 0, 1),
     INTK("basic", "dcp_mode", dcp_mode, 0, 10),
     INTK("basic", "dcp_block_size", dcp_block_size, INT_MIN, INT_MAX), /* checked with enable_dcp */
     INTK("basic", "dcp_stack_size", dcp_stack_size, 1, 1000),
@@ -100,7 +101,6 @@ static const key_spec known_keys[] = {
     {"basic", "ckpt_l4_pending", K_IGNORED, 0, 0, 0, 0},
     {"basic", "keep_ckpt_on_failure", K_IGNORED, 0, 0, 0, 0},
     {"basic", "ckpt_level_only", K_IGNORED, 0, 0, 0, 0},
-    {"basic", "h5_single_file_enable", K_IGNORED, 0, 0, 0, 0},
     {"basic", "h5_single_file_dir", K_IGNORED, 0, 0, 0, 0},
     {"basic", "h5_single_file_inline", K_IGNORED, 0, 0, 0, 0},
     {"basic", "enable_icp", K_IGNORED, 0, 0, 0, 0},

@@ -44,6 +44,7 @@ typedef struct fti_config {
     int ckpt_io_given; /* the value in the file (FTI_GetConfig reports it) */
     int enable_staging;
     int enable_dcp;
+    int h5_single_file_enable; /* level 9 (FTI_L4_H5_SINGLE) writes one shared HDF5 file */
     int dcp_mode;
     int dcp_block_size;  /* bytes, 0: FTI_DCP_DEFAULT_BLOCK */
     int dcp_stack_size;  /* dCP layers per chain before a new full base, 0: default */

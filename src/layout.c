@@ -103,6 +103,11 @@ void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank)
     fmt_path(out, "%s/l4-s%d-rank%d.h5", l->global, slot, rank);
 }
 
+void fti_path_global_h5single(const fti_layout *l, char *out, int slot)
+{
+    fmt_path(out, "%s/l4-s%d-single.h5", l->global, slot);
+}
+
 void fti_path_global_shared(const fti_layout *l, char *out, int slot)
 {
     fmt_path(out, "%s/l4-s%d-shared.fti", l->global, slot);

@@ -51,6 +51,7 @@ void fti_path_partner(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_parity(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank); /* ckpt_io = 5 */
+void fti_path_global_h5single(const fti_layout *l, char *out, int slot); /* FTI_L4_H5_SINGLE */
 void fti_path_global_shared(const fti_layout *l, char *out, int slot);
 void fti_path_archive_dir(const fti_layout *l, char *out, long long ckpt_seq);
 

@@ -14,6 +14,7 @@
 #include "fio.h"
 #include "fault.h"
 #include "levels/l4_pfs.h"
+#include "hdf5/h5_single.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
@@ -211,6 +212,8 @@ static void warn_orphans(fti_ctx *ctx)
 static fti_err open_chosen(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
+    if (r->chosen.io == FTI_IO_H5_SINGLE) /* no local file: variables come from the shared one */
+        return FTI_E_OK;
     fti_expect x;
     fti_path_local(&ctx->dirs, r->path, r->chosen.level, r->chosen.slot, ctx->topo.app_rank);
     fti_expect_data(&x, &r->chosen, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
@@ -247,7 +250,8 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     ctx->metrics.rec = (fti_recovery_timing){.start = fti_now()}; /* metrics */
     fti_fault_phase("recovery");
     for (int i = 0; i < n; i++) {
-        if (cand[i].nranks != ctx->topo.app_size) {
+        /* the shared HDF5 file of level 9 serves any number of ranks */
+        if (cand[i].nranks != ctx->topo.app_size && cand[i].io != FTI_IO_H5_SINGLE) {
             if (ctx->topo.app_rank == 0)
                 fti_log(FTI_LOG_WARN, "checkpoint #%llu was taken by %d ranks, this run has %d: "
                         "skipped", (unsigned long long)cand[i].seq, cand[i].nranks,
@@ -291,6 +295,10 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
 /* Restores var from the open file fd; errors name the variable. */
 static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
 {
+#ifdef FTI_HAVE_HDF5
+    if (ctx->rec.chosen.io == FTI_IO_H5_SINGLE)
+        return fti_h5s_read_var(ctx, v);
+#endif
     const fti_file_entry *e = fti_file_find(&ctx->rec.hdr, v->id);
     if (e == NULL)
         return fti_fail(FTI_E_MISSING, "recover: variable %d is protected but not in checkpoint "
@@ -321,10 +329,11 @@ fti_err fti_recover_all(fti_ctx *ctx)
     fti_err e = FTI_E_OK;
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
-    if (e == FTI_E_OK)
+    if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE)
         e = ensure_local_file(ctx);
     int fd = -1;
-    if (e == FTI_E_OK && (fd = open(ctx->rec.path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE &&
+        (fd = open(ctx->rec.path, O_RDONLY | O_CLOEXEC)) < 0)
         e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, strerror(errno));
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = restore_one(ctx, fd, &ctx->reg.vars[i]);
@@ -355,7 +364,7 @@ fti_err fti_recover_var_open(fti_ctx *ctx)
 {
     if (!ctx->rec.available)
         return fti_fail(FTI_E_NOREC, "FTI_RecoverVarInit: there is no checkpoint to recover");
-    if (ctx->rec.var_fd >= 0)
+    if (ctx->rec.var_fd >= 0 || ctx->rec.chosen.io == FTI_IO_H5_SINGLE)
         return FTI_E_OK;
     fti_err e = ensure_local_file(ctx);
     if (e != FTI_E_OK)

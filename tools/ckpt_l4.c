@@ -28,6 +28,9 @@
 #include "fio.h"
 #include "integrity.h"
 #include "levels/dcp_file.h"
+#ifdef FTI_HAVE_HDF5
+#include "hdf5/h5_file.h"
+#endif
 #include "levels/l4_codec.h"
 #include "log.h"
 
@@ -147,10 +150,53 @@ static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece
     return 0;
 }
 
+/* HDF5 (io 5): the rank's HDF5 file converted by the library's own code
+ * into a temporary checkpoint file; level 9's shared file is for HDF5 tools. */
+static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
+{
+#ifdef FTI_HAVE_HDF5
+    char tmp[] = "/tmp/fti-ckpt-h5-XXXXXX";
+    struct stat st;
+    fti_path_global_h5(&t->dirs, p->path, c->slot, rank);
+    snprintf(f->path, sizeof f->path, "%s", p->path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        set_state(f, CK_BAD, "cannot create a temporary file: %s", strerror(errno));
+        return -1;
+    }
+    close(fd);
+    fti_clear_error();
+    fti_log_quiet(1);
+    fti_err e = fti_h5_to_ckpt_file(p->path, tmp, c, rank);
+    fti_log_quiet(0);
+    p->fd = e == FTI_E_OK ? open(tmp, O_RDONLY | O_CLOEXEC) : -1;
+    unlink(tmp);
+    if (e != FTI_E_OK || p->fd < 0 || fstat(p->fd, &st) != 0) {
+        set_state(f, e == FTI_E_MISSING ? CK_MISSING : CK_BAD, "%s",
+                  e != FTI_E_OK ? fti_last_error() : strerror(errno));
+        return -1;
+    }
+    p->base = 0;
+    p->len = (uint64_t)st.st_size;
+    return 0;
+#else
+    (void)t, (void)c, (void)rank, (void)p;
+    set_state(f, CK_NA, "HDF5 checkpoint: this fti-ckpt was built without HDF5");
+    return -1;
+#endif
+}
+
 static int locate(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
+    p->fd = -1;
     if (c->io == FTI_IO_DCP)
         return assemble_dcp(t, c, rank, p, f);
+    if (c->io == 5)
+        return convert_h5(t, c, rank, p, f);
+    if (c->io == 9) {
+        set_state(f, CK_NA, "shared HDF5 file of level 9: read it with h5dump or h5py");
+        return -1;
+    }
     if (c->io == 2)
         fti_path_global_shared(&t->dirs, p->path, c->slot);
     else

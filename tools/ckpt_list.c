@@ -68,7 +68,7 @@ static void print_row(const ckpt_tool *t, const row *r)
     variables(t, &r->c, vars, sizeof vars);
     printf("%5llu %8lld %5d %4d  %-5s %-19s %6d %12llu %10s %9s\n",
            (unsigned long long)r->c.seq, (long long)r->c.id,
-           r->c.io == FTI_IO_DCP ? FTI_IO_DCP : r->c.level, r->c.slot, r->state, when,
+           r->c.io == FTI_IO_DCP || r->c.io == 9 ? r->c.io : r->c.level, r->c.slot, r->state, when,
            r->c.nranks, (unsigned long long)r->c.bytes, size, vars);
 }
 

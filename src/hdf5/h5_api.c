@@ -10,6 +10,7 @@
 
 #include "h5_api.h"
 #include "h5_groups.h"
+#include "h5_single.h"
 #include "log.h"
 
 void fti_h5_release(fti_ctx *ctx)
@@ -94,4 +95,98 @@ int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FT
     for (int i = 0; i < rank; i++)
         v->dims[i] = dimLength[i];
     return FTI_SCES;
+}
+
+/* ---- global datasets (FTI_L4_H5_SINGLE) --------------------------------------- */
+
+int FTI_DefineGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength, const char *name,
+                            FTIT_H5Group *h5group, fti_id_t tid)
+{
+    fti_ctx *ctx = h5_ctx("FTI_DefineGlobalDataset");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    if (fti_registry_type(&ctx->reg, tid) == NULL) {
+        fti_fail(FTI_E_ARG, "FTI_DefineGlobalDataset(%d): unknown type %d", id, tid);
+        return FTI_NSCS;
+    }
+    fti_err e = fti_h5_global_define(ctx->h5, id, rank, dimLength, name, h5group, tid);
+    return e == FTI_E_OK ? FTI_SCES : FTI_NSCS;
+}
+
+static int set_subset(const char *fn, int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count,
+                      int did, int update)
+{
+    fti_ctx *ctx = h5_ctx(fn);
+    if (ctx == NULL)
+        return FTI_NSCS;
+    if (fti_registry_find(&ctx->reg, id) == NULL) {
+        fti_fail(FTI_E_ARG, "%s: variable %d is not protected (FTI_Protect first)", fn, id);
+        return FTI_NSCS;
+    }
+    fti_err e = fti_h5_subset_set(ctx->h5, id, rank, offset, count, did, update);
+    return e == FTI_E_OK ? FTI_SCES : FTI_NSCS;
+}
+
+int FTI_AddSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did)
+{
+    return set_subset("FTI_AddSubset", id, rank, offset, count, did, 0);
+}
+
+int FTI_UpdateSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did)
+{
+    return set_subset("FTI_UpdateSubset", id, rank, offset, count, did, 1);
+}
+
+int FTI_UpdateGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength)
+{
+    fti_ctx *ctx = h5_ctx("FTI_UpdateGlobalDataset");
+    if (ctx == NULL)
+        return FTI_NSCS;
+    return fti_h5_global_update(ctx->h5, id, rank, dimLength) == FTI_E_OK ? FTI_SCES : FTI_NSCS;
+}
+
+/* The dataset did, or NULL with the error recorded. */
+static fti_h5_global *global_of(const char *fn, int did)
+{
+    fti_ctx *ctx = h5_ctx(fn);
+    fti_h5_global *g = ctx != NULL ? fti_h5_global_find(ctx->h5, did) : NULL;
+    if (ctx != NULL && g == NULL)
+        fti_fail(FTI_E_ARG, "%s: dataset %d is not defined (FTI_DefineGlobalDataset)", fn, did);
+    return g;
+}
+
+int FTI_GetDatasetRank(int did)
+{
+    fti_h5_global *g = global_of("FTI_GetDatasetRank", did);
+    return g != NULL ? g->ndims : FTI_NSCS;
+}
+
+/* The dimensions live in the library until FTI_Finalize or the next update. */
+FTIT_hsize_t *FTI_GetDatasetSpan(int did, int rank)
+{
+    fti_h5_global *g = global_of("FTI_GetDatasetSpan", did);
+    if (g != NULL && rank != g->ndims) {
+        fti_fail(FTI_E_ARG, "FTI_GetDatasetSpan(%d): rank %d, the dataset has %d", did, rank,
+                 g->ndims);
+        return NULL;
+    }
+    return g != NULL ? g->dims : NULL;
+}
+
+int FTI_RecoverDatasetDimension(int did)
+{
+    fti_ctx *ctx = h5_ctx("FTI_RecoverDatasetDimension");
+    if (ctx == NULL)
+        return FTI_NSCS;
+#ifdef FTI_HAVE_HDF5
+    if (!ctx->rec.available || ctx->rec.chosen.io != FTI_IO_H5_SINGLE) {
+        fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): the restart is not from a "
+                 "FTI_L4_H5_SINGLE checkpoint", did);
+        return FTI_NSCS;
+    }
+    return fti_h5s_dataset_dims(ctx, did) == FTI_E_OK ? FTI_SCES : FTI_NSCS;
+#else
+    (void)did;
+    return FTI_NSCS; /* h5_ctx refused */
+#endif
 }

@@ -72,6 +72,11 @@ static hid_t compound(const fti_registry *reg, const fti_type *t, int depth)
     return c;
 }
 
+hid_t fti_h5_type(const fti_registry *reg, int type)
+{
+    return h5_type(reg, type, 0);
+}
+
 /* Our type as an HDF5 type (the caller closes it); -1 when impossible. */
 static hid_t h5_type(const fti_registry *reg, int type, int depth)
 {
@@ -421,17 +426,22 @@ static fti_err rebuild(const char *file, const char *local, const fti_commit *c,
     return e;
 }
 
+fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit *c, int rank)
+{
+    if (access(file, R_OK) != 0)
+        return fti_fail(FTI_E_MISSING, "HDF5 checkpoint %s: %s", file, strerror(errno));
+    fti_err e = FTI_E_OK;
+    H5E_BEGIN_TRY { /* a damaged file is reported once, by us, not by HDF5's stack dump */
+        e = rebuild(file, out, c, rank);
+    } H5E_END_TRY;
+    return e;
+}
+
 fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c)
 {
     int rank = ctx->topo.app_rank;
     char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
     fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
     fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
-    if (access(file, R_OK) != 0)
-        return fti_fail(FTI_E_MISSING, "HDF5 checkpoint %s: %s", file, strerror(errno));
-    fti_err e = FTI_E_OK;
-    H5E_BEGIN_TRY { /* a damaged file is reported once, by us, not by HDF5's stack dump */
-        e = rebuild(file, local, c, rank);
-    } H5E_END_TRY;
-    return e;
+    return fti_h5_to_ckpt_file(file, local, c, rank);
 }

@@ -9,11 +9,16 @@
 #ifndef FTI_H5_FILE_H
 #define FTI_H5_FILE_H
 
+#include <hdf5.h>
 #include <stdint.h>
 
 #include "context.h"
 
 #define FTI_COMMIT_IO_HDF5 5 /* fti_commit.io of an HDF5 checkpoint */
+
+/* Our type as an HDF5 type (predefined: native; composite: compound;
+ * FTI_InitType: opaque); the caller closes it; -1 when unknown. */
+hid_t fti_h5_type(const fti_registry *reg, int type);
 
 /* Not collective: writes this rank's file of checkpoint c (temporary name,
  * fsync, rename). *bytes: the file's size. */
@@ -22,5 +27,10 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
 /* Not collective: restores this rank's local file of c from its HDF5 file,
  * verifying every variable checksum. */
 fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c);
+
+/* Not collective: writes to `out` the checkpoint file of rank's HDF5 file
+ * `file` of commit c and verifies it (every checksum); `out` is removed on
+ * failure. Shared with fti-ckpt. */
+fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit *c, int rank);
 
 #endif /* FTI_H5_FILE_H */

@@ -93,6 +93,11 @@ fti_err fti_h5_group_rename(fti_h5_groups *h, FTIT_H5Group *g, const char *name)
     return FTI_E_OK;
 }
 
+fti_err fti_h5_groups_ready(fti_h5_groups *h)
+{
+    return ensure_root(h);
+}
+
 fti_err fti_h5_place_var(fti_h5_groups *h, int var_id, const FTIT_H5Group *g)
 {
     fti_err e = ensure_root(h);
@@ -126,5 +131,7 @@ void fti_h5_groups_free(fti_h5_groups *h)
 {
     free(h->groups);
     free(h->places);
+    free(h->globals);
+    free(h->subsets);
     memset(h, 0, sizeof *h);
 }

@@ -20,6 +20,7 @@
 #include "fio.h"
 #ifdef FTI_HAVE_HDF5
 #include "hdf5/h5_file.h"
+#include "hdf5/h5_single.h"
 #endif
 #include "fti.h"
 #include "l4_pfs.h"
@@ -248,6 +249,8 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 #ifdef FTI_HAVE_HDF5
     if (c->io == FTI_COMMIT_IO_HDF5)
         return own_ok ? FTI_E_OK : fti_h5_rebuild(ctx, c);
+    if (c->io == FTI_IO_H5_SINGLE) /* collective; read straight from the shared file */
+        return fti_h5s_verify(ctx, c);
 #endif
     return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
