@@ -1,5 +1,6 @@
 #include "watchdog.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -78,6 +79,7 @@ int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype 
             return rc;
         if (!napping && polls % 256 != 0) /* while spinning, read the clock now and then */
             continue;
+        sched_yield(); /* as MPICH's blocking wait does: an oversubscribed core gets free */
         double waited = fti_now() - start;
         if (!wd.warned && waited > threshold()) {
             wd.warned = 1;
