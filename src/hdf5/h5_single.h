@@ -11,10 +11,8 @@
 #include <stdint.h>
 
 #include "context.h"
+#include "fti.h" /* FTI_L4_H5_SINGLE */
 
-#ifndef FTI_L4_H5_SINGLE
-#define FTI_L4_H5_SINGLE 9 /* FTI's level id of a shared-file HDF5 checkpoint */
-#endif
 #define FTI_IO_H5_SINGLE 9 /* fti_commit.io of such a checkpoint */
 
 #ifdef FTI_HAVE_HDF5
