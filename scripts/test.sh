@@ -9,19 +9,18 @@
 # mount namespaces of tools/fti-node-exec are skipped (ctest SKIP) without root
 # or without CAP_SYS_ADMIN, as in most containers.
 #
-# Run as root, a last step runs the MPI labels again as an unprivileged user
-# (FTI_TEST_USER, default fti-ci, created with useradd if missing; run through
-# setpriv or runuser), proving the suite needs no privilege; it is skipped with
-# a note when that user cannot be made or cannot read the tree. --no-root (or
-# FTI_TEST_UNPRIVILEGED=0) leaves that step out; as a non-root user there is
-# nothing to add: the main run is the unprivileged run.
+# Run as root, the main ctest run itself runs as an unprivileged user
+# (FTI_TEST_USER, default fti-ci, created with useradd if missing; through
+# setpriv or runuser), proving the suite needs no privilege; only the *_ns
+# tests then run as root. When that user cannot be made or cannot read the
+# tree, everything runs as root, with a note. --no-root (or
+# FTI_TEST_UNPRIVILEGED=0) runs everything as the current user.
 #
 # Environment: FTI_BUILD_DIR (default build/), FTI_TEST_JOBS (ctest -j, default
 # 1: the MPI tests run 4 ranks on a 2-core machine), FTI_TEST_TIMEOUT (seconds
 # for the whole ctest run, default 3600), FTI_TEST_SANITIZE (default 1: a second
 # build with AddressSanitizer + UndefinedBehaviorSanitizer runs the functional
-# labels again; 0 skips it), FTI_TEST_UNPRIV_LABELS (ctest -L of the
-# unprivileged step, default every MPI label).
+# labels again; 0 skips it).
 #
 # Label "timing" (speed comparisons) is left out: speed is measured in bench/.
 set -euo pipefail
@@ -56,30 +55,41 @@ unprivileged_runner() {
   fi
 }
 
-# As root: the MPI labels once more as an unprivileged user, on the same
-# build (its test scratch dirs handed to that user). Prints why when skipped.
-unprivileged_step() {
-  local user="${FTI_TEST_USER:-fti-ci}" as home labels
-  labels="${FTI_TEST_UNPRIV_LABELS:-l1|l2|l3|l4|head|tools|fault|example|fortran|gpu|fpga}"
-  echo "== unprivileged: MPI labels ($labels) as user $user"
+# unprivileged_prefix: the command prefix that runs ctest as the unprivileged
+# test user (created if missing), or fails after saying why.
+unprivileged_prefix() {
+  local user="${FTI_TEST_USER:-fti-ci}" as
   if ! id -u "$user" >/dev/null 2>&1 &&
      ! useradd --system --no-create-home --shell /usr/sbin/nologin "$user" 2>/dev/null; then
-    echo "skipped: cannot create user $user (useradd failed)"; return 0
+    echo "note: cannot create user $user (useradd failed): tests run as root" >&2; return 1
   fi
   if ! as=$(unprivileged_runner "$user"); then
-    echo "skipped: neither setpriv nor runuser is installed"; return 0
+    echo "note: neither setpriv nor runuser is installed: tests run as root" >&2; return 1
   fi
-  if ! $as test -r "$ROOT/CMakeLists.txt" -a -x "$BUILD/tools/fti-ckpt" 2>/dev/null; then
-    echo "skipped: $user cannot read $ROOT or $BUILD (a parent directory is not world-readable)"
-    return 0
+  if ! $as test -r "$ROOT/CMakeLists.txt" 2>/dev/null; then
+    echo "note: $user cannot read $ROOT (a parent directory is not world-readable): tests run" \
+      "as root" >&2
+    return 1
   fi
+  echo "$as"
+}
+
+# main_run CTEST_ARGS...: the whole suite; as root, as the unprivileged user
+# (the build handed to it for the run) and then the *_ns tests as root.
+main_run() {
+  local as user="${FTI_TEST_USER:-fti-ci}" home urc=0
+  if [ "$NO_ROOT" -eq 1 ] || [ "${FTI_TEST_UNPRIVILEGED:-1}" != 1 ] || [ $# -gt 0 ] ||
+     ! as=$(unprivileged_prefix); then
+    run_ctest -LE timing "$@"; return
+  fi
+  echo "== test as unprivileged user $user (no root, no mount namespaces)"
   home="$(mktemp -d /tmp/fti-unpriv.XXXXXX)"
-  mkdir -p "$BUILD/testdirs" "$BUILD/Testing"
-  chown -R "$user" "$BUILD/testdirs" "$BUILD/Testing" "$home"
-  local urc=0
-  (cd "$BUILD" && HOME="$home" run_ctest_as "$as" -L "$labels" -LE timing) || urc=$?
-  chown -R 0:0 "$BUILD/testdirs" "$BUILD/Testing"
+  chown -R "$user" "$BUILD" "$home"
+  HOME="$home" run_ctest_as "$as" -LE timing -E '_ns$' || urc=$?
+  chown -R 0:0 "$BUILD"
   rm -rf "$home"
+  echo "== test as root: mount-namespace node simulation (*_ns)"
+  run_ctest -LE timing -R '_ns$' || urc=$?
   return "$urc"
 }
 
@@ -95,7 +105,7 @@ echo "== test"
 # bounds the whole run, so a hung MPI job cannot stall CI forever.
 cd "$BUILD"
 rc=0
-run_ctest -LE timing "$@" || rc=$?
+main_run "$@" || rc=$?
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
   echo "test.sh: the test run exceeded ${TOTAL_TIMEOUT}s and was stopped" >&2
 fi
@@ -114,10 +124,4 @@ if [ "${FTI_TEST_SANITIZE:-1}" = 1 ] && [ $# -eq 0 ]; then
   [ "$srv" -eq 0 ] || rc=$srv
 fi
 
-if [ "$NO_ROOT" -eq 0 ] && [ "${FTI_TEST_UNPRIVILEGED:-1}" = 1 ] && [ $# -eq 0 ]; then
-  cd "$ROOT"
-  urc=0
-  unprivileged_step || urc=$?
-  [ "$urc" -eq 0 ] || rc=$urc
-fi
 exit "$rc"
