@@ -9,14 +9,15 @@ run() { "$MPIEXEC" -n 4 -bind-to none "$P" "$T/c.fti" "$@"; }
 
 run write 1 1 16 > "$T/out" 2> "$T/err" || { cat "$T/err"; fail "checkpoint"; }
 rm "$T/meta/orphans/commit"
+NODE0_DIR="$LOCAL_DIR/node0" # local_test = 1: node 0's folder (rank 0 names the files)
 run write 2 1 16 > "$T/out" 2> "$T/err" || { cat "$T/err"; fail "run without the record"; }
-grep -q "warning: no commit record $T/meta/orphans/commit, but 4 checkpoint files of exec id orphans exist ($T/local/orphans/l1-s0-rank0.fti): without the record none of them can be restored; starting fresh" "$T/err" \
+grep -q "warning: no commit record $T/meta/orphans/commit, but 4 checkpoint files of exec id orphans exist ($NODE0_DIR/orphans/l1-s0-rank0.fti): without the record none of them can be restored; starting fresh" "$T/err" \
   || { cat "$T/err"; fail "no warning naming the files"; }
 [ "$(grep -c "no commit record" "$T/err")" = 1 ] || { cat "$T/err"; fail "the warning should appear once"; }
 grep -q "fresh start" "$T/err" || { cat "$T/err"; fail "not a fresh start"; }
 pass "files without a commit record: fresh start with a warning naming them"
 
-rm -rf "$T/local/orphans" "$T/meta/orphans" "$T/global/orphans"
+rm -rf "$NODE0_DIR/orphans" "$T/meta/orphans" "$T/global/orphans"
 run write 3 1 16 > "$T/out" 2> "$T/err" || { cat "$T/err"; fail "clean run"; }
 ! grep -q "no commit record" "$T/err" || { cat "$T/err"; fail "warning without any file"; }
 pass "no warning on a truly fresh start"
