@@ -90,6 +90,8 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
         fti_log_quiet(1); /* reasons are reported once, by rank 0, below */
         ok = lv->rebuild(ctx, c, *own_ok) == FTI_E_OK;
         fti_log_quiet(0);
+        if (ok && c->io == FTI_IO_H5_SINGLE) /* no file of the rank's: read from the shared one */
+            *own_ok = 1, *size = 0;
         if (ok && !*own_ok && (ok = file_size(rebuilt, size)) == 0)
             fti_fail(FTI_E_IO, "rebuilt file %s vanished: %s", rebuilt, strerror(errno));
     }
@@ -102,12 +104,14 @@ static int sizes_agree(fti_ctx *ctx, const fti_commit *c, uint64_t mine)
 {
     uint64_t total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
-    if (total == c->bytes)
+    fti_log_quiet(1);
+    fti_err e = fti_expect_total(c, total);
+    fti_log_quiet(0);
+    if (e == FTI_E_OK)
         return 1;
     char path[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
     fti_log_quiet(1);
-    fti_expect_total(c, total);
     fti_fail(FTI_E_CORRUPT, "%s: %llu bytes; %s", path, (unsigned long long)mine, fti_last_error());
     fti_log_quiet(0);
     return 0;

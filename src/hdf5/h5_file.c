@@ -442,6 +442,6 @@ fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c)
     int rank = ctx->topo.app_rank;
     char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
     fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
-    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
+    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank); /* renamed once every rank can restore */
     return fti_h5_to_ckpt_file(file, local, c, rank);
 }

@@ -14,7 +14,6 @@
 
 #include "context.h"
 
-#define FTI_COMMIT_IO_HDF5 5 /* fti_commit.io of an HDF5 checkpoint */
 
 /* Our type as an HDF5 type (predefined: native; composite: compound;
  * FTI_InitType: opaque); the caller closes it; -1 when unknown. */

@@ -13,7 +13,6 @@
 #include "context.h"
 #include "fti.h" /* FTI_L4_H5_SINGLE */
 
-#define FTI_IO_H5_SINGLE 9 /* fti_commit.io of such a checkpoint */
 
 #ifdef FTI_HAVE_HDF5
 

@@ -225,8 +225,8 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
 {
     int rank = ctx->topo.app_rank;
-    char local[FTI_PATH_MAX];
-    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
+    char local[FTI_PATH_MAX]; /* renamed into place once every rank can restore */
+    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
     int fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
     if (fd < 0)
         return fti_fail(FTI_E_IO, "dCP rank %d: cannot create the local file %s: %s", rank, local,

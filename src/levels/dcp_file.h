@@ -18,7 +18,6 @@
 #define FTI_DCP_VERSION 1
 #define FTI_DCP_FIXED 128   /* fixed header; the image header follows */
 #define FTI_DCP_ENTRY 24    /* one block map entry */
-#define FTI_IO_DCP 8        /* fti_commit.io of a dCP checkpoint (FTI_L4_DCP) */
 
 typedef struct fti_dcp_block {
     uint64_t seq;    /* the layer that holds the block */

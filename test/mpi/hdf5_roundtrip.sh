@@ -46,13 +46,13 @@ h5dump -d /ints/deep/shorts "$F" | grep -q '(0): -1, -101, -201' || fail "h5dump
 h5dump -d /particles "$F" | tr -d ' \n' | grep -q '{12,\[3,3.25,3.5\]}' || fail "h5dump nested compound values"
 pass "h5dump reads the HDF5 checkpoint"
 
-rm -rf "$T"/local/*
+rm -rf "$LOCAL_DIR"/*
 run check > "$T/out" 2>&1 || { cat "$T/out"; fail "restart from the HDF5 checkpoint"; }
 grep -q PASS "$T/out" || { cat "$T/out"; fail "restored bytes"; }
 pass "HDF5 round trip of every type"
 
 # fti-ckpt reads the HDF5 checkpoint through the library's conversion.
-rm -rf "$T"/local/*
+rm -rf "$LOCAL_DIR"/*
 CK="$FTI_BUILD_DIR/tools/fti-ckpt"
 "$CK" verify "$T/c.fti" > "$T/v" 2>&1 || { cat "$T/v"; fail "fti-ckpt verify"; }
 "$CK" extract "$T/c.fti" --rank 1 --var 2 -o "$T/var2" || fail "fti-ckpt extract"
@@ -61,7 +61,7 @@ python3 -c "import struct,sys; sys.exit(open('$T/var2','rb').read() != struct.pa
 pass "fti-ckpt verify and extract of an HDF5 checkpoint"
 
 # Damage rank 2's /ints/counts (2000..2005 as int32): refused, never restored.
-rm -rf "$T"/local/*
+rm -rf "$LOCAL_DIR"/*
 python3 - "$T"/global/*/l4-s0-rank2.h5 <<'EOF' || fail "pattern not found"
 import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
