@@ -12,6 +12,6 @@ for cfg in "1" "2" "3" "4" "4 ckpt_io=2" "4 l4_local_copy=1"; do
   sem_config "$T/c.fti" "$@"
   expect_pass inplace "$T/out" sem "$T/c.fti" inplace $level
   [ "$(local_files '*.fti') $(global_files '*.fti')" = "0 0" ] \
-    || { find "$T/local" "$T/global"; fail "level $cfg: keep_last_ckpt = 0 left checkpoint files"; }
+    || { find "$LOCAL_DIR" "$T/global"; fail "level $cfg: keep_last_ckpt = 0 left checkpoint files"; }
 done
 pass "cornerCases: in-place rollback on every level"

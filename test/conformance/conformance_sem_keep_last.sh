@@ -11,12 +11,12 @@ for cfg in "1" "2" "3" "4" "1 ckpt_io=2" "3 head=0 inline_l3=1 group_size=2"; do
   fresh
   sem_config "$T/c.fti" keep_last_ckpt=1 "$@"
   expect_exit 0 "$T/w" sem "$T/c.fti" finish 40 1 $level
-  [ "$(local_files '*.fti')" -eq 0 ] || { find "$T/local"; fail "level $cfg: local files left"; }
+  [ "$(local_files '*.fti')" -eq 0 ] || { find "$LOCAL_DIR"; fail "level $cfg: local files left"; }
   [ "$(global_files '*.fti')" -ge 1 ] || fail "level $cfg: nothing in the global directory"
-  rm -rf "$T/local"; mkdir -p "$T/local"   # the next job runs on other nodes
+  rm -rf "$LOCAL_DIR"; mkdir -p "$LOCAL_DIR"   # the next job runs on other nodes
   expect_pass check "$T/r" sem "$T/c.fti" check 41
   # keep_last_ckpt = 1 again: the restored checkpoint stays for a third job
-  rm -rf "$T/local"; mkdir -p "$T/local"
+  rm -rf "$LOCAL_DIR"; mkdir -p "$LOCAL_DIR"
   expect_pass check "$T/r2" sem "$T/c.fti" check 41
   rm -rf "$T/global"; mkdir -p "$T/global"
   expect_exit 20 "$T/f" sem "$T/c.fti" check 41

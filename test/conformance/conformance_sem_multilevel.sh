@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib_sem.sh"
 # its rank's own file; partner: the L2 copy it holds, of the rank before it,
 # or its L3 parity file; node: both).
 files() {
-  local d=("$T"/local/*/) prev=$(( ($3 + NP - 1) % NP ))
+  local d=("$LOCAL_DIR"/node$3/*/) prev=$(( ($3 + NP - 1) % NP ))
   case "$1" in
     checkpoint) ls "${d[0]}"l$2-s?-rank$3.fti ;;
     partner) if [ "$2" = 2 ]; then ls "${d[0]}"l2-s?-partner-rank$prev.fti; else ls "${d[0]}"l3-s?-parity-rank$3.fti; fi ;;

@@ -7,7 +7,7 @@
 # (ours) keeps every level.
 source "$(dirname "$0")/lib_sem.sh"
 counts() { echo "$(local_files 'l1-*') $(local_files 'l2-*') $(local_files 'l3-*') $(local_files 'l4-*') $(global_files 'l4-*')"; }
-want_counts() { [ "$(counts)" = "$1" ] || { find "$T/local" "$T/global" -type f; fail "$2: files (l1 l2 l3 l4-local l4-global) $(counts), expected $1"; }; }
+want_counts() { [ "$(counts)" = "$1" ] || { find "$LOCAL_DIR" "$T/global" -type f; fail "$2: files (l1 l2 l3 l4-local l4-global) $(counts), expected $1"; }; }
 
 # local first: every level removes the ones below; L4 leaves nothing local
 fresh; sem_config "$T/c.fti"
@@ -24,7 +24,7 @@ erased=""
 for lv in 1 2 3; do
   secure_first
   erased="$erased $lv"
-  for e in $erased; do rm -f "$T"/local/*/l$e-*; done
+  for e in $erased; do rm -f "$LOCAL_DIR"/*/*/l$e-*; done
   expect_pass check "$T/r" sem "$T/c.fti" check $((53 - lv))
 done
 

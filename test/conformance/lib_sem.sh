@@ -1,7 +1,7 @@
 # Shared by test/conformance/conformance_sem_*.sh: FTI's suite behaviours run
 # with FTI's defaults (no keep_all_levels), without root: every rank is its
-# own "node" (node_size = 1) and all of them share one local directory, so
-# a rank's files are told apart by name; losing all nodes is emptying it.
+# own "node" (node_size = 1), simulated with local_test = 1 (node K's files in
+# $LOCAL_DIR/node<K>/); losing all nodes is emptying $LOCAL_DIR.
 source "$FTI_SOURCE_DIR/test/mpi/lib.sh"
 SEM="$FTI_BUILD_DIR/test/conformance/conformance_prog_sem_prog"
 [ -x "$SEM" ] || fail "sem_prog is not built ($SEM)"
@@ -14,7 +14,7 @@ sem_config() { write_config "$1" keep_all_levels=0 l4_local_copy=0 keep_last_ckp
 sem() { timeout 240 "$MPIEXEC" -n "$NP" -bind-to none "$SEM" "$@"; }
 
 # fresh: no checkpoint of an earlier case is left.
-fresh() { rm -rf "$T/local" "$T/global" "$T/meta"; mkdir -p "$T/local" "$T/global" "$T/meta"; }
+fresh() { rm -rf "$LOCAL_DIR" "$T/global" "$T/meta"; mkdir -p "$LOCAL_DIR" "$T/global" "$T/meta"; }
 
 # expect_exit RC LOG CMD...: CMD exits with RC (its output in LOG).
 expect_exit() {
@@ -31,5 +31,5 @@ expect_pass() {
 }
 
 # local_files GLOB: how many local checkpoint files match (all ranks).
-local_files() { find "$T/local" -type f -name "$1" | wc -l; }
+local_files() { find "$LOCAL_DIR" -type f -name "$1" | wc -l; }
 global_files() { find "$T/global" -type f -name "$1" | wc -l; }
