@@ -255,11 +255,23 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
 
+/* Outside a recovery (FTI_Recover after the local copy was removed), no
+ * other rank waits on this one: the rebuilt file goes into place at once. */
 fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c)
 {
-    if (c->io == 2)
-        return fti_l4_mpiio_restore_self(ctx, c);
-    return posix_rebuild(ctx, c, ctx->topo.app_rank);
+    int rank = ctx->topo.app_rank;
+    fti_err e = c->io == 2 ? fti_l4_mpiio_restore_self(ctx, c) : l4_rebuild(ctx, c, 0);
+    if (e != FTI_E_OK)
+        return e;
+    char rebuilt[FTI_PATH_MAX], local[FTI_PATH_MAX];
+    fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
+    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
+    if (rename(rebuilt, local) != 0) {
+        e = fti_fail(FTI_E_IO, "L4 rank %d: cannot rename %s to %s: %s", rank, rebuilt, local,
+                     strerror(errno));
+        unlink(rebuilt);
+    }
+    return e;
 }
 
 /* Global files only: archives are the user's and never removed here. */
