@@ -270,7 +270,7 @@ static fti_err parse_value(const char *file, const key_spec *k, const char *s, f
         return FTI_E_OK;
     case K_NAME:
         if (exec_id_placeholder(s))
-            return FTI_E_OK; /* "make a fresh id": as if the key were not there */
+            return FTI_E_OK; /* no id given: the default id applies, as without the key */
         if (!safe_name(s) || strlen(s) >= FTI_NAME_MAX)
             return fti_fail(FTI_E_CONFIG,
                             "config %s: [%s] %s = '%s' must be letters, digits, '.', '-', '_' "

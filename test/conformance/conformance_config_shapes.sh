@@ -4,7 +4,7 @@
 # (capitalised keys, [Injection], tag keys, lustre keys, dCP keys while dCP
 # is off, [Basic] Transfer_size, the Exec_ID placeholder, inline comments)
 # are accepted without a flood of warnings, and FTI_GetConfig reports what
-# they say. A near-miss key gets one "did you mean" from rank 0 only; a
+# they say (all zero and an error before FTI_Init). A near-miss key gets one "did you mean" from rank 0 only; a
 # config with no level scheduled gets one warning; dcp_block_size = -1 is
 # refused once dCP is on.
 source "$(dirname "$0")/lib_config.sh"
@@ -106,6 +106,8 @@ expect_val groupSize 4
 expect_val cfgFile "$T/itf.cfg"
 [ "$(val id)" != NULL ] && [ -n "$(val id)" ] || { show; fail "$CASE: exec_id NULL was taken as an id"; }
 expect_val glbalDir "$T/g/$(val id)"
+[ "$(count_in "$T/err" "FTI_GetConfig called before a successful FTI_Init")" = 4 ] \
+  || { show; fail "$CASE: FTI_GetConfig before FTI_Init did not say so"; }
 echo "ok: $CASE"
 
 # -- tutorial shape: capitalised keys, [Basic] Transfer_size, Exec_ID placeholder --

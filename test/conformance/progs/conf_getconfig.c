@@ -48,7 +48,11 @@ static void print_config(const FTIT_allConfiguration *c)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rc = FTI_Init(argv[1], MPI_COMM_WORLD), fails = 0, rank;
+    /* Before FTI_Init there is nothing to report: all zero, not garbage. */
+    FTIT_allConfiguration none = FTI_GetConfig(argv[1], MPI_COMM_WORLD);
+    int fails = none.configuration.ioMode != 0 || none.execution.initSCES != 0 ||
+                none.topology.nbProc != 0;
+    int rc = FTI_Init(argv[1], MPI_COMM_WORLD), rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rc != FTI_SCES) {
         printf("rank %d: FTI_Init returned %d\n", rank, rc);
