@@ -325,6 +325,15 @@ static fti_err ensure_local_file(fti_ctx *ctx)
     return fti_l4_restore_own(ctx, &r->chosen);
 }
 
+/* As FTI, an L4 checkpoint keeps no local file (unless l4_local_copy = 1):
+ * the one restored from the global copy goes once it was read; a later
+ * recovery fetches it again. */
+static void drop_l4_copy(fti_ctx *ctx)
+{
+    if (ctx->rec.chosen.level == 4 && !ctx->cfg.l4_local_copy)
+        unlink(ctx->rec.path);
+}
+
 /* Local: ranks may recover with different calls (FTI_Recover on some,
  * FTI_RecoverVar on others), so no rank waits for another here. */
 fti_err fti_recover_all(fti_ctx *ctx)
@@ -341,8 +350,10 @@ fti_err fti_recover_all(fti_ctx *ctx)
         e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, strerror(errno));
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = restore_one(ctx, fd, &ctx->reg.vars[i]);
-    if (fd >= 0)
+    if (fd >= 0) {
         close(fd);
+        drop_l4_copy(ctx);
+    }
     if (ctx->rec.available) /* metrics */
         fti_metrics_restore(ctx, fti_now() - t0, e == FTI_E_OK);
     if (e == FTI_E_OK)
@@ -397,8 +408,10 @@ fti_err fti_recover_var(fti_ctx *ctx, int id)
 
 void fti_recover_var_close(fti_ctx *ctx)
 {
-    if (ctx->rec.var_fd >= 0)
+    if (ctx->rec.var_fd >= 0) {
         close(ctx->rec.var_fd);
+        drop_l4_copy(ctx);
+    }
     ctx->rec.var_fd = -1;
 }
 

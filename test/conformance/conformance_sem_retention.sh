@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # FTI's cornerCases suite (subsequent_checkpoints, subsequent_ckpts_restart):
 # a committed checkpoint removes the older checkpoints of lower levels and,
-# at L4, the local copy (l4_local_copy = 1 keeps it); a lower level never
+# at L4, the local copy, also one restored at restart (l4_local_copy = 1
+# keeps it); a lower level never
 # removes a higher one, so after L4, L3, L2, L1 all four stay and a restart
 # with the newer ones erased uses the newest that is left. keep_all_levels = 1
 # (ours) keeps every level.
@@ -14,7 +15,12 @@ fresh; sem_config "$T/c.fti"
 expect_exit 0 "$T/o" sem "$T/c.fti" crash 10 1 2; want_counts "0 8 0 0 0" "L1 then L2"
 expect_exit 0 "$T/o" sem "$T/c.fti" crash 20 1 2 3; want_counts "0 0 8 0 0" "L1, L2, L3"
 expect_exit 0 "$T/o" sem "$T/c.fti" crash 30 1 2 3 4; want_counts "0 0 0 0 4" "L1, L2, L3, L4"
-expect_pass check "$T/r" sem "$T/c.fti" check 33
+expect_pass check "$T/r" sem "$T/c.fti" check 33 crash
+# the L4 file restored from the global copy is not kept either (cornerCases
+# ckpt_consistency): without the global copy, the next restart must fail
+want_counts "0 0 0 0 4" "after a restart from L4"
+rm -rf "$T/global"; mkdir -p "$T/global"
+expect_exit 20 "$T/r" sem "$T/c.fti" check 33
 
 # secure first: all stay; with the newest erased a restart uses the next
 secure_first() { fresh; sem_config "$T/c.fti"; expect_exit 0 "$T/o" sem "$T/c.fti" crash 50 4 3 2 1; }

@@ -8,7 +8,8 @@
  *   sem_prog CONFIG finish SEED LEVEL...  the same, then FTI_Finalize
  *   sem_prog CONFIG check  SEED           restart: FTI_Recover, every byte equal to
  *                                         checkpoint SEED's; exit 20 when FTI_Init
- *                                         or FTI_Recover fails, 30 on wrong bytes
+ *                                         or FTI_Recover fails, 30 on wrong bytes;
+ *                                         a 5th argument "crash": no FTI_Finalize
  *   sem_prog CONFIG names-write LEVEL     variables named with FTI_setIDFromString
  *   sem_prog CONFIG names-check           restart: ids found by FTI_getIDFromString
  *   sem_prog CONFIG mixed-write LEVEL     rank-dependent, growing sizes
@@ -98,7 +99,7 @@ static int checkpoints(char **levels, int n, int seed, int finalize)
     return 0;
 }
 
-static int check(int seed)
+static int check(int seed, int then_crash)
 {
     unsigned char *buf = calloc(1, NBUF(rank));
     FTI_Protect(1, buf, (int64_t)NBUF(rank), FTI_CHAR);
@@ -110,6 +111,8 @@ static int check(int seed)
         return EXIT_NOREC;
     }
     int status = verdict(mismatches(buf, NBUF(rank), seed, 1), "check");
+    if (then_crash && status == 0)
+        crash();
     FTI_Finalize();
     free(buf);
     return status;
@@ -343,7 +346,7 @@ static int run(int argc, char **argv)
     if (strcmp(mode, "crash") == 0 || strcmp(mode, "finish") == 0)
         return checkpoints(argv + 4, argc - 4, arg, mode[0] == 'f');
     if (strcmp(mode, "check") == 0)
-        return check(arg);
+        return check(arg, argc > 4 && strcmp(argv[4], "crash") == 0);
     if (strcmp(mode, "names-write") == 0)
         return names_write(arg);
     if (strcmp(mode, "names-check") == 0)
