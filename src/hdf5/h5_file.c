@@ -95,7 +95,7 @@ static hid_t h5_type(const fti_registry *reg, int type, int depth)
 
 /* ---- attributes --------------------------------------------------------------- */
 
-static int put_attr(hid_t obj, const char *name, hid_t type, const void *v)
+int fti_h5_put_attr(hid_t obj, const char *name, hid_t type, const void *v)
 {
     hid_t s = H5Screate(H5S_SCALAR);
     hid_t a = H5Acreate2(obj, name, type, s, H5P_DEFAULT, H5P_DEFAULT);
@@ -112,12 +112,12 @@ static int put_name(hid_t obj, const char *name)
     H5Tset_size(t, FTI_NAME_LEN);
     char buf[FTI_NAME_LEN] = {0};
     snprintf(buf, sizeof buf, "%s", name);
-    int rc = put_attr(obj, A_NAME, t, buf);
+    int rc = fti_h5_put_attr(obj, A_NAME, t, buf);
     H5Tclose(t);
     return rc;
 }
 
-static int get_attr(hid_t obj, const char *name, hid_t type, void *v)
+int fti_h5_get_attr(hid_t obj, const char *name, hid_t type, void *v)
 {
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     int rc = a >= 0 && H5Aread(a, type, v) >= 0 ? 0 : -1;
@@ -159,10 +159,10 @@ static fti_err write_attrs(hid_t d, const fti_var *v, int order, const char *pat
 {
     int type = v->type;
     uint64_t sum = fti_hash_buffer(v->ptr, (size_t)fti_var_bytes(v));
-    if (put_attr(d, A_ORDER, H5T_NATIVE_INT, &order) != 0 ||
-        put_attr(d, A_ID, H5T_NATIVE_INT, &v->id) != 0 ||
-        put_attr(d, A_TYPE, H5T_NATIVE_INT, &type) != 0 ||
-        put_attr(d, A_SUM, H5T_NATIVE_UINT64, &sum) != 0 || put_name(d, v->name) != 0)
+    if (fti_h5_put_attr(d, A_ORDER, H5T_NATIVE_INT, &order) != 0 ||
+        fti_h5_put_attr(d, A_ID, H5T_NATIVE_INT, &v->id) != 0 ||
+        fti_h5_put_attr(d, A_TYPE, H5T_NATIVE_INT, &type) != 0 ||
+        fti_h5_put_attr(d, A_SUM, H5T_NATIVE_UINT64, &sum) != 0 || put_name(d, v->name) != 0)
         return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot write the attributes of variable %d",
                         path, v->id);
     return FTI_E_OK;
@@ -207,10 +207,10 @@ static fti_err write_file(fti_ctx *ctx, const fti_commit *c, const char *tmp)
         return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot create the file", tmp);
     int rank = ctx->topo.app_rank;
     fti_err e = FTI_E_OK;
-    if (put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) != 0 ||
-        put_attr(f, "fti_ckpt_id", H5T_NATIVE_INT64, &c->id) != 0 ||
-        put_attr(f, "fti_rank", H5T_NATIVE_INT, &rank) != 0 ||
-        put_attr(f, "fti_nvars", H5T_NATIVE_INT, &ctx->reg.nvars) != 0)
+    if (fti_h5_put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) != 0 ||
+        fti_h5_put_attr(f, "fti_ckpt_id", H5T_NATIVE_INT64, &c->id) != 0 ||
+        fti_h5_put_attr(f, "fti_rank", H5T_NATIVE_INT, &rank) != 0 ||
+        fti_h5_put_attr(f, "fti_nvars", H5T_NATIVE_INT, &ctx->reg.nvars) != 0)
         e = fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot write the file attributes", tmp);
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = write_var(ctx, f, &ctx->reg.vars[i], i, tmp);
@@ -285,15 +285,15 @@ static fti_err read_var(hid_t f, const char *dpath, const char *file, fti_file_e
     hid_t d = H5Dopen2(f, dpath, H5P_DEFAULT);
     hid_t t = d >= 0 ? H5Dget_type(d) : -1, s = d >= 0 ? H5Dget_space(d) : -1;
     fti_err rc = FTI_E_OK;
-    if (d < 0 || t < 0 || s < 0 || get_attr(d, A_ORDER, H5T_NATIVE_INT, order) != 0 ||
-        get_attr(d, A_ID, H5T_NATIVE_INT, &e->id) != 0 ||
-        get_attr(d, A_TYPE, H5T_NATIVE_INT, &e->type) != 0 ||
-        get_attr(d, A_SUM, H5T_NATIVE_UINT64, &e->checksum) != 0) {
+    if (d < 0 || t < 0 || s < 0 || fti_h5_get_attr(d, A_ORDER, H5T_NATIVE_INT, order) != 0 ||
+        fti_h5_get_attr(d, A_ID, H5T_NATIVE_INT, &e->id) != 0 ||
+        fti_h5_get_attr(d, A_TYPE, H5T_NATIVE_INT, &e->type) != 0 ||
+        fti_h5_get_attr(d, A_SUM, H5T_NATIVE_UINT64, &e->checksum) != 0) {
         rc = fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: dataset %s is unreadable", file, dpath);
     } else {
         hid_t nt = H5Tcopy(H5T_C_S1);
         H5Tset_size(nt, FTI_NAME_LEN);
-        if (get_attr(d, A_NAME, nt, e->name) != 0)
+        if (fti_h5_get_attr(d, A_NAME, nt, e->name) != 0)
             e->name[0] = '\0';
         e->name[FTI_NAME_LEN - 1] = '\0';
         H5Tclose(nt);
@@ -370,9 +370,9 @@ static fti_err check_file_attrs(hid_t f, const char *file, const fti_commit *c, 
 {
     uint64_t seq = 0;
     int r = -1, nvars = -1;
-    if (get_attr(f, "fti_seq", H5T_NATIVE_UINT64, &seq) != 0 ||
-        get_attr(f, "fti_rank", H5T_NATIVE_INT, &r) != 0 ||
-        get_attr(f, "fti_nvars", H5T_NATIVE_INT, &nvars) != 0 || seq != c->seq || r != rank ||
+    if (fti_h5_get_attr(f, "fti_seq", H5T_NATIVE_UINT64, &seq) != 0 ||
+        fti_h5_get_attr(f, "fti_rank", H5T_NATIVE_INT, &r) != 0 ||
+        fti_h5_get_attr(f, "fti_nvars", H5T_NATIVE_INT, &nvars) != 0 || seq != c->seq || r != rank ||
         nvars != n)
         return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: holds rank %d checkpoint #%llu with %d "
                         "variables (%d found), expected rank %d checkpoint #%llu", file, r,
@@ -443,5 +443,8 @@ fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c)
     char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
     fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
     fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank); /* renamed once every rank can restore */
-    return fti_h5_to_ckpt_file(file, local, c, rank);
+    fti_err e = fti_h5_to_ckpt_file(file, local, c, rank);
+    if (e == FTI_E_OK && (e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file)) != FTI_E_OK)
+        unlink(local);
+    return e;
 }

@@ -66,26 +66,6 @@ static hid_t open_file(const char *path, MPI_Comm comm, int create)
     return f;
 }
 
-static int put_attr(hid_t obj, const char *name, hid_t type, const void *v)
-{
-    hid_t s = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, s, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a >= 0 && H5Awrite(a, type, v) >= 0 ? 0 : -1;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(s);
-    return rc;
-}
-
-static int get_attr(hid_t obj, const char *name, hid_t type, void *v)
-{
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    int rc = a >= 0 && H5Aread(a, type, v) >= 0 ? 0 : -1;
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
 /* Reads (or writes) the hyperslab (offset, count) of d from (into) buf. */
 static int slab_io(hid_t d, hid_t t, int ndims, const FTIT_hsize_t *offset,
                    const FTIT_hsize_t *count, void *buf, int write)
@@ -140,7 +120,7 @@ static int write_global(fti_ctx *ctx, hid_t f, const fti_h5_global *g, rows *rs)
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
     hid_t d = H5Dcreate2(f, path, t, s, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = d >= 0 && put_attr(d, A_DID, H5T_NATIVE_INT, &g->id) == 0 ? 0 : -1;
+    int rc = d >= 0 && fti_h5_put_attr(d, A_DID, H5T_NATIVE_INT, &g->id) == 0 ? 0 : -1;
     for (int i = 0; rc == 0 && i < ctx->reg.nvars; i++) {
         const fti_var *v = &ctx->reg.vars[i];
         const fti_h5_subset *sub = fti_h5_subset_of(ctx->h5, v->id);
@@ -182,9 +162,9 @@ static int write_table(fti_ctx *ctx, hid_t f, const rows *rs)
 static int write_contents(fti_ctx *ctx, const fti_commit *c, hid_t f)
 {
     rows rs = {0};
-    int rc = put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) |
-             put_attr(f, "fti_ckpt_id", H5T_NATIVE_INT64, &c->id) |
-             put_attr(f, "fti_nranks", H5T_NATIVE_INT, &c->nranks);
+    int rc = fti_h5_put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) |
+             fti_h5_put_attr(f, "fti_ckpt_id", H5T_NATIVE_INT64, &c->id) |
+             fti_h5_put_attr(f, "fti_nranks", H5T_NATIVE_INT, &c->nranks);
     for (int i = 0; i < ctx->h5->nglobals; i++) /* every rank, same order: collective */
         rc |= write_global(ctx, f, &ctx->h5->globals[i], &rs);
     rc |= write_table(ctx, f, &rs);
@@ -300,7 +280,7 @@ static int check_rows(fti_ctx *ctx, hid_t f, const fti_commit *c, char *why, siz
     hid_t d = H5Dopen2(f, "/fti_subsets", H5P_DEFAULT);
     hid_t s = d >= 0 ? H5Dget_space(d) : -1;
     hsize_t dims[2] = {0, 0};
-    if (get_attr(f, "fti_seq", H5T_NATIVE_UINT64, &seq) != 0 || seq != c->seq || s < 0 ||
+    if (fti_h5_get_attr(f, "fti_seq", H5T_NATIVE_UINT64, &seq) != 0 || seq != c->seq || s < 0 ||
         H5Sget_simple_extent_dims(s, dims, NULL) != 2 || dims[1] != ROW) {
         snprintf(why, n, "not the shared file of checkpoint #%llu (or no subset table)",
                  (unsigned long long)c->seq);

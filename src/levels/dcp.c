@@ -235,9 +235,8 @@ fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
     if (e == FTI_E_OK && fti_fsync(fd) != 0)
         e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, strerror(errno));
     close(fd);
-    fti_file_header h;
-    if (e == FTI_E_OK && (e = fti_file_verify(local, c->seq, 1, &h)) == FTI_E_OK)
-        fti_file_header_free(&h);
+    if (e == FTI_E_OK)
+        e = fti_l4_verify_restored(ctx, local, c, rank, "dCP", "(its chain of layers)");
     if (e != FTI_E_OK)
         unlink(local);
     return e;

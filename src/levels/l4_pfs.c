@@ -120,7 +120,7 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
 }
 
 /* The restored file must be rank's data of c, every byte. */
-static fti_err verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
+fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
                                const char *who, const char *src_name)
 {
     fti_expect x;
@@ -152,7 +152,7 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
         e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
-        e = verify_restored(ctx, rebuilt, c, rank, who.s, src_name);
+        e = fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name);
     if (e != FTI_E_OK)
         unlink(rebuilt);
     return e;

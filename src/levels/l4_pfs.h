@@ -43,6 +43,11 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
 /* keep_l4_ckpt = 1: hard-links (or copies) `file` into the archive
  * directory of checkpoint `seq`. A failure is a warning: the checkpoint
  * itself is fine. */
+/* The file restored at path must be rank's data of c, every byte (the rules
+ * of ckpt_expect.h); src_name: where it came from, for the message. */
+fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
+                               const char *who, const char *src_name);
+
 void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file);
 
 /* MPI-IO (ckpt_io = 2), both collective over the application ranks. */
