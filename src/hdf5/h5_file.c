@@ -12,7 +12,6 @@
 #include "fio.h"
 #include "h5_groups.h"
 #include "integrity.h"
-#include "levels/l4_pfs.h"
 #include "log.h"
 
 #define A_ORDER "fti_order"
@@ -434,17 +433,5 @@ fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit 
     H5E_BEGIN_TRY { /* a damaged file is reported once, by us, not by HDF5's stack dump */
         e = rebuild(file, out, c, rank);
     } H5E_END_TRY;
-    return e;
-}
-
-fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c)
-{
-    int rank = ctx->topo.app_rank;
-    char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
-    fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
-    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank); /* renamed once every rank can restore */
-    fti_err e = fti_h5_to_ckpt_file(file, local, c, rank);
-    if (e == FTI_E_OK && (e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file)) != FTI_E_OK)
-        unlink(local);
     return e;
 }

@@ -23,18 +23,14 @@ hid_t fti_h5_type(const fti_registry *reg, int type);
  * fsync, rename). *bytes: the file's size. */
 fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
 
-/* Not collective: restores this rank's local file of c from its HDF5 file,
- * verifying every variable checksum. */
-fti_err fti_h5_rebuild(fti_ctx *ctx, const fti_commit *c);
-
-/* Not collective: writes to `out` the checkpoint file of rank's HDF5 file
- * `file` of commit c and verifies it (every checksum); `out` is removed on
- * failure. Shared with fti-ckpt. */
 /* A scalar attribute `name` of HDF5 type `type` on obj; 0 or -1. */
 int fti_h5_put_attr(hid_t obj, const char *name, hid_t type, const void *v);
 /* Reads the attribute `name` of obj as `type` into v; 0 or -1. */
 int fti_h5_get_attr(hid_t obj, const char *name, hid_t type, void *v);
 
+/* Not collective: writes to `out` the checkpoint file of rank's HDF5 file
+ * `file` of commit c and verifies it (every checksum); `out` is removed on
+ * failure. Shared with fti-ckpt. */
 fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit *c, int rank);
 
 #endif /* FTI_H5_FILE_H */

@@ -240,6 +240,23 @@ static fti_err l4_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     return fti_l4_mpiio_post(ctx, c);
 }
 
+#ifdef FTI_HAVE_HDF5
+/* This rank's HDF5 file of c, converted into a checkpoint file at the
+ * temporary the recovery adopts. Here, not in hdf5/, so that fti-ckpt (which
+ * converts HDF5 files too) links none of the MPI-using levels. */
+static fti_err h5_rebuild(fti_ctx *ctx, const fti_commit *c)
+{
+    int rank = ctx->topo.app_rank;
+    char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
+    fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
+    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
+    fti_err e = fti_h5_to_ckpt_file(file, local, c, rank);
+    if (e == FTI_E_OK && (e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file)) != FTI_E_OK)
+        unlink(local);
+    return e;
+}
+#endif
+
 static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     if (c->io == 2)
@@ -248,7 +265,7 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
         return own_ok ? FTI_E_OK : fti_dcp_rebuild(ctx, c);
 #ifdef FTI_HAVE_HDF5
     if (c->io == FTI_COMMIT_IO_HDF5)
-        return own_ok ? FTI_E_OK : fti_h5_rebuild(ctx, c);
+        return own_ok ? FTI_E_OK : h5_rebuild(ctx, c);
     if (c->io == FTI_IO_H5_SINGLE) /* collective; read straight from the shared file */
         return fti_h5s_verify(ctx, c);
 #endif
