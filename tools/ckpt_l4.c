@@ -122,24 +122,11 @@ static int find_shared_piece(const fti_commit *c, int rank, piece *p, ckpt_file 
     return 0;
 }
 
-/* dCP: the chain of layers assembled into a temporary file (checking every
- * block hash), then read like a per-rank copy. */
-static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
+/* p reads the temporary checkpoint file a converter left open at p->fd
+ * (e: the conversion's result); else f says why not. */
+static int use_converted(piece *p, ckpt_file *f, fti_err e)
 {
-    fti_dcp_path(p->path, t->dirs.global, rank, c->seq);
-    snprintf(f->path, sizeof f->path, "%s", p->path);
-    FILE *tmp = tmpfile();
     struct stat st;
-    if (tmp == NULL) {
-        set_state(f, CK_BAD, "cannot create a temporary file: %s", strerror(errno));
-        return -1;
-    }
-    fti_clear_error();
-    fti_log_quiet(1);
-    fti_err e = fti_dcp_assemble(t->dirs.global, rank, c->seq, fileno(tmp), "(assembled dCP layers)");
-    fti_log_quiet(0);
-    p->fd = e == FTI_E_OK ? dup(fileno(tmp)) : -1;
-    fclose(tmp);
     if (e != FTI_E_OK || p->fd < 0 || fstat(p->fd, &st) != 0) {
         set_state(f, e == FTI_E_MISSING ? CK_MISSING : CK_BAD, "%s",
                   e != FTI_E_OK ? fti_last_error() : strerror(errno));
@@ -150,13 +137,32 @@ static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece
     return 0;
 }
 
+/* dCP: the chain of layers assembled into a temporary file (checking every
+ * block hash), then read like a per-rank copy. */
+static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
+{
+    fti_dcp_path(p->path, t->dirs.global, rank, c->seq);
+    snprintf(f->path, sizeof f->path, "%s", p->path);
+    FILE *tmp = tmpfile();
+    if (tmp == NULL) {
+        set_state(f, CK_BAD, "cannot create a temporary file: %s", strerror(errno));
+        return -1;
+    }
+    fti_clear_error();
+    fti_log_quiet(1);
+    fti_err e = fti_dcp_assemble(t->dirs.global, rank, c->seq, fileno(tmp), "(assembled dCP layers)");
+    fti_log_quiet(0);
+    p->fd = e == FTI_E_OK ? dup(fileno(tmp)) : -1;
+    fclose(tmp);
+    return use_converted(p, f, e);
+}
+
 /* HDF5 (io 5): the rank's HDF5 file converted by the library's own code
  * into a temporary checkpoint file; level 9's shared file is for HDF5 tools. */
 static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
 #ifdef FTI_HAVE_HDF5
     char tmp[] = "/tmp/fti-ckpt-h5-XXXXXX";
-    struct stat st;
     fti_path_global_h5(&t->dirs, p->path, c->slot, rank);
     snprintf(f->path, sizeof f->path, "%s", p->path);
     int fd = mkstemp(tmp);
@@ -171,14 +177,7 @@ static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *
     fti_log_quiet(0);
     p->fd = e == FTI_E_OK ? open(tmp, O_RDONLY | O_CLOEXEC) : -1;
     unlink(tmp);
-    if (e != FTI_E_OK || p->fd < 0 || fstat(p->fd, &st) != 0) {
-        set_state(f, e == FTI_E_MISSING ? CK_MISSING : CK_BAD, "%s",
-                  e != FTI_E_OK ? fti_last_error() : strerror(errno));
-        return -1;
-    }
-    p->base = 0;
-    p->len = (uint64_t)st.st_size;
-    return 0;
+    return use_converted(p, f, e);
 #else
     (void)t, (void)c, (void)rank, (void)p;
     set_state(f, CK_NA, "HDF5 checkpoint: this fti-ckpt was built without HDF5");
