@@ -9,6 +9,7 @@
 #include "fti.h"
 
 #include "context.h"
+#include "staging.h"
 
 /* FTI's char[FTI_BUFS] fields: longer paths are cut (FTI cuts them too). */
 static void copy_cut(char *dst, size_t n, const char *src)
@@ -43,7 +44,7 @@ static void fill_configuration(FTIT_configuration *c, const fti_ctx *ctx)
     c->l3WordSize = FTI_WORD;
     c->ioMode = 1000 + cfg->ckpt_io_given;
     char stage[FTI_PATH_MAX + 8];
-    snprintf(stage, sizeof stage, "%s/stage", ctx->dirs.local);
+    fti_staging_path(ctx, stage, sizeof stage);
     COPY(c->stageDir, stage);
     COPY(c->localDir, ctx->dirs.local);
     COPY(c->glbalDir, ctx->dirs.global);

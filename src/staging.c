@@ -21,13 +21,18 @@ static fti_err need_staging(fti_ctx *ctx, const char *fn)
     return FTI_E_OK;
 }
 
+void fti_staging_path(const fti_ctx *ctx, char *out, size_t len)
+{
+    snprintf(out, len, "%s/stage", ctx->dirs.local);
+}
+
 fti_err fti_staging_dir(fti_ctx *ctx, char *out, int maxlen)
 {
     fti_err e = need_staging(ctx, "FTI_GetStageDir");
     if (e != FTI_E_OK)
         return e;
     char dir[FTI_PATH_MAX + 16];
-    snprintf(dir, sizeof dir, "%s/stage", ctx->dirs.local);
+    fti_staging_path(ctx, dir, sizeof dir);
     if (out == NULL || maxlen <= 0 || (int)strlen(dir) >= maxlen)
         return fti_fail(FTI_E_ARG, "FTI_GetStageDir: buffer of %d bytes is too small for %s", maxlen, dir);
     if (fti_mkdirs(dir) != 0)

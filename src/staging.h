@@ -7,6 +7,8 @@
 
 #include "context.h"
 
+/* The stage directory's path (node-local), whether or not it exists yet. */
+void fti_staging_path(const fti_ctx *ctx, char *out, size_t len);
 fti_err fti_staging_dir(fti_ctx *ctx, char *out, int maxlen);
 /* Returns a request id >= 0, or FTI_NSCS. */
 int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath);
