@@ -12,6 +12,8 @@
 #include "fti.h"
 
 #include "checkpoint.h"
+#include "collective.h"
+#include "walltime.h"
 #include "context.h"
 #include "fault.h"
 #include "fio.h"

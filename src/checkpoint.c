@@ -1,13 +1,12 @@
 #include "checkpoint.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "ckpt_expect.h"
 #include "cleanup.h"
+#include "collective.h"
 #include "fault.h"
 #include "fio.h"
 #include "levels/dcp.h"
@@ -20,32 +19,10 @@
 #include "log.h"
 #include "jobstatus.h"
 #include "metrics.h"
+#include "walltime.h"
 #include "watchdog.h"
 #include "post.h"
 #include "recover.h"
-
-double fti_now(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
-}
-
-int fti_all_ok(MPI_Comm comm, int ok)
-{
-    int all = 0;
-    fti_watched_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm, "agreement of all ranks");
-    return all;
-}
-
-int fti_first_failed(MPI_Comm comm, int ok)
-{
-    int rank, first;
-    MPI_Comm_rank(comm, &rank);
-    int mine = ok ? INT_MAX : rank;
-    fti_watched_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, "checkpoint agreement");
-    return first == INT_MAX ? -1 : first;
-}
 
 /* c joins the record; the lower levels leave it when their files will be removed. */
 static void record_commit(const fti_config *cfg, fti_meta *m, const fti_commit *c)

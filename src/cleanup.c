@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
 #include "log.h"
 
 static int is_ckpt_file(const char *name)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "walltime.h"
 #include "context.h"
 #include "log.h"
 #include "units.h"

@@ -6,6 +6,8 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "collective.h"
+#include "walltime.h"
 #include "fault.h"
 #include "fti.h"
 #include "levels/levels.h"

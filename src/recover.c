@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "collective.h"
+#include "walltime.h"
 #include "ckpt_expect.h"
 #include "fio.h"
 #include "fault.h"

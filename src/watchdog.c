@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "checkpoint.h"
+#include "walltime.h"
 #include "log.h"
 
 #define MIN_THRESHOLD_S 60.0

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "collective.h"
 #include "fio.h"
 #include "h5_file.h"
 #include "h5_groups.h"

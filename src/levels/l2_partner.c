@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "ckpt_expect.h"
-#include "checkpoint.h"
 #include "fault.h"
 #include "levels.h"
 #include "log.h"

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "collective.h"
 #include "ckpt_expect.h"
 #include "fault.h"
 #include "fio.h"
