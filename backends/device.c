@@ -1,6 +1,7 @@
 /*
- * device.c - the registry of device backends built into this library, and
- * pointer-to-backend lookup (see device.h).
+ * device.c - the one registry of device backends: those built into this
+ * library and those registered at run time, and pointer-to-backend lookup
+ * (see device.h).
  */
 #include "device.h"
 
@@ -118,6 +119,12 @@ int fti_device_classify(const void *ptr, size_t n, const fti_device_ops **ops,
     return -1;
 }
 
+/* Backends added at run time (fti_device_register), process-wide like the
+ * built-in table; looked up by name only, never asked about pointers. */
+#define MAX_REGISTERED 8
+static const fti_device_ops *registered[MAX_REGISTERED];
+static int nregistered;
+
 const fti_device_ops *fti_device_by_name(const char *name)
 {
     if (name == NULL)
@@ -125,5 +132,32 @@ const fti_device_ops *fti_device_by_name(const char *name)
     for (size_t i = 0; backends[i] != NULL; i++)
         if (strcmp(backends[i]->name, name) == 0)
             return backends[i];
+    for (int i = 0; i < nregistered; i++)
+        if (strcmp(registered[i]->name, name) == 0)
+            return registered[i];
     return NULL;
+}
+
+int fti_device_register(const fti_device_ops *ops)
+{
+    if (ops == NULL || ops->version != FTI_DEVICE_OPS_VERSION || ops->name == NULL)
+        return -1;
+    const fti_device_ops *same = fti_device_by_name(ops->name);
+    if (same != NULL)
+        return same == ops ? 0 : -1;
+    if (nregistered == MAX_REGISTERED)
+        return -1;
+    registered[nregistered++] = ops;
+    return 0;
+}
+
+void fti_device_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; backends[i] != NULL && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", backends[i]->name);
+    for (int i = 0; i < nregistered && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                 registered[i]->name);
 }

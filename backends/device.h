@@ -74,7 +74,18 @@ int fti_device_host_readable(const void *ptr, size_t n);
 int fti_device_classify(const void *ptr, size_t n, const fti_device_ops **ops,
                         fti_devptr_info *info, char *err, size_t errlen);
 
-/* The backend called name, or NULL when it was not built. */
+/* The backend called name: built in first, then registered. NULL when
+ * there is none. */
 const fti_device_ops *fti_device_by_name(const char *name);
+
+/* Adds a backend built outside libfti (the XRT backend compiled against the
+ * XRT emulation library, in tests and examples) to those found by name.
+ * Call before any other thread uses the library (e.g. from a constructor).
+ * 0, or -1 when the table is full, the ops version differs, or the name is
+ * already taken. */
+int fti_device_register(const fti_device_ops *ops);
+
+/* The names of every available backend, comma-separated, for messages. */
+void fti_device_names(char *buf, size_t len);
 
 #endif /* FTI_DEVICE_H */

@@ -1,6 +1,6 @@
 /*
- * device_api.c - FTI_ProtectDevice and the run-time backend table (see
- * device_api.h).
+ * device_api.c - FTI_ProtectDevice (fti_device.h), through the backend
+ * registry of backends/device.h.
  *
  * A device variable is (backend ops, handle) in the registry; the capture
  * pipeline copies `off` bytes into the variable as ops->to_host(handle, off).
@@ -9,7 +9,7 @@
  * handle is the view itself. Streams, buffers and errors stay the backend's.
  * The registry owns the view and frees it with the variable.
  */
-#include "device_api.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,45 +19,6 @@
 
 #include "context.h"
 #include "log.h"
-
-#define MAX_REGISTERED 8
-
-/* Backends are process-wide, like the compiled-in table of device.c. */
-static const fti_device_ops *registered[MAX_REGISTERED];
-static int nregistered;
-
-int fti_device_register(const fti_device_ops *ops)
-{
-    if (ops == NULL || ops->version != FTI_DEVICE_OPS_VERSION || ops->name == NULL)
-        return -1;
-    if (fti_device_find(ops->name) != NULL)
-        return fti_device_find(ops->name) == ops ? 0 : -1;
-    if (nregistered == MAX_REGISTERED)
-        return -1;
-    registered[nregistered++] = ops;
-    return 0;
-}
-
-const fti_device_ops *fti_device_find(const char *name)
-{
-    const fti_device_ops *ops = fti_device_by_name(name);
-    for (int i = 0; ops == NULL && name != NULL && i < nregistered; i++)
-        if (strcmp(registered[i]->name, name) == 0)
-            ops = registered[i];
-    return ops;
-}
-
-void fti_device_names(char *buf, size_t len)
-{
-    const fti_device_ops *const *b = fti_device_backends();
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; b[i] != NULL && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", b[i]->name);
-    for (int i = 0; i < nregistered && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-                                 registered[i]->name);
-}
 
 /* ---- views: a variable at an offset of its device buffer ----------------- */
 
@@ -108,7 +69,7 @@ static fti_err find_backend(int id, const char *backend, const fti_device_ops **
     char names[128];
     if (backend == NULL)
         return fti_fail(FTI_E_ARG, "FTI_ProtectDevice: variable %d: backend name is NULL", id);
-    *ops = fti_device_find(backend);
+    *ops = fti_device_by_name(backend);
     if (*ops != NULL)
         return FTI_E_OK;
     fti_device_names(names, sizeof names);

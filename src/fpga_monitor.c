@@ -27,7 +27,7 @@
 
 #include "fti_kernel.h"
 
-#include "device_api.h"
+#include "device.h"
 #include "log.h"
 
 #define LINE_BYTES (FTI_K_LINE_WORDS * sizeof(fti_k_word))
@@ -205,7 +205,7 @@ static fti_err check_config(const FTI_FpgaConfig *c)
 static fti_err find_ops(const char *name, const fti_device_ops **ops)
 {
     char names[128];
-    *ops = fti_device_find(name);
+    *ops = fti_device_by_name(name);
     if (*ops != NULL)
         return FTI_E_OK;
     fti_device_names(names, sizeof names);

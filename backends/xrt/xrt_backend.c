@@ -13,7 +13,7 @@
  * would be stale anyway).
  *
  * Built into libfti when XRT is found; otherwise the tests and examples build
- * this same file against the XRT emulation library (backends/xrt_emu).
+ * this same file against the XRT emulation library (test/support/xrt_emu).
  */
 #include "fti_xrt.h"
 #include "stream_queue.h"

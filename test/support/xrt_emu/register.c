@@ -6,8 +6,8 @@
  */
 #include <stdio.h>
 
-#include "device_api.h"
-#include "../xrt/fti_xrt.h"
+#include "device.h"
+#include "xrt/fti_xrt.h"
 
 __attribute__((constructor)) static void register_xrt_backend(void)
 {
