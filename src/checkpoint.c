@@ -11,6 +11,7 @@
 #include "fio.h"
 #include "levels/dcp.h"
 #include "levels/dcp_file.h"
+#include "levels/l4.h"
 #include "levels/levels.h"
 #include "hdf5/h5_single.h"
 #ifdef FTI_HAVE_HDF5
@@ -99,11 +100,13 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
-/* dCP layers and HDF5 files (ckpt_io = 5) go straight to the global file
- * system: no local file, no post-processing. */
-static int direct_l4(const fti_commit *c)
+/* dCP layers, HDF5 files (ckpt_io = 5) and, with no local copy kept, POSIX
+ * and MPI-IO files go straight to the global file system: no local file, no
+ * post-processing. */
+static int direct_l4(fti_ctx *ctx, const fti_commit *c)
 {
-    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5 || c->io == FTI_IO_H5_SINGLE);
+    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5 || c->io == FTI_IO_H5_SINGLE ||
+                             fti_l4_writes_direct(ctx, c));
 }
 
 static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
@@ -116,6 +119,8 @@ static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     if (c->level == 4 && c->io == FTI_IO_H5_SINGLE)
         return fti_h5s_write(ctx, c, bytes); /* collective */
 #endif
+    if (fti_l4_writes_direct(ctx, c))
+        return fti_l4_write(ctx, c, bytes);
     return write_local(ctx, c, bytes);
 }
 
@@ -175,7 +180,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
                           "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
-    if (!direct_l4(&c) && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
+    if (!direct_l4(ctx, &c) && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
         e = fti_post_start(ctx, &c);
         tm.async = 1; /* metrics: post.c writes the line once it is committed */
         tm.handover = fti_now();
@@ -188,7 +193,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
         return e;
     }
     double t1 = fti_now();
-    if (level > 1 && !direct_l4(&c)) { /* else written on the global file system already */
+    if (level > 1 && !direct_l4(ctx, &c)) { /* else written on the global file system already */
         fti_fault_phase(fti_level_phase(level));
         fti_ring ring;
         fti_ring_of(ctx, &ring);

@@ -23,6 +23,8 @@ typedef struct fti_recovery {
     int available;         /* a recoverable checkpoint was chosen */
     fti_commit chosen;
     fti_file_header hdr;   /* table of this rank's file of the chosen checkpoint */
+    fti_file_header l4_written; /* header of the L4 file just written with no local copy
+                                   (levels/l4.c), until its commit tracks it */
     char path[FTI_PATH_MAX];
     int var_fd;            /* FTI_RecoverVarInit..Finalize */
     int extra_ok;          /* set by a level's rebuild: this rank's partner copy or parity is valid */

@@ -9,7 +9,8 @@
  *   pieces: rank r's bytes (its local file, as is or compressed) at a
  *           4 KiB-aligned offset from an exclusive scan of the sizes.
  * The file is written under a temporary name and renamed by rank 0 once
- * every rank succeeded.
+ * every rank succeeded. A piece comes from the rank's local file, or with
+ * no local copy kept straight from its protected variables (l4_image.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,19 +128,43 @@ typedef struct sh_writer {
     fti_l4_who who;
     char local[FTI_PATH_MAX], packed[FTI_PATH_MAX], tmp[FTI_PATH_MAX], final[FTI_PATH_MAX];
     int fd, packed_is_temp;
+    fti_l4_io src;           /* the piece's bytes: packed file (fd) or the image */
+    fti_l4_image *image;     /* NULL: the piece is a file */
     uint64_t len, offset;    /* this rank's piece: its size, where it goes */
     size_t chunk;
     unsigned char *buf;
     uint64_t *all;           /* rank 0: (offset, length) of every rank */
 } sh_writer;
 
+/* The buffers of the write: every rank's, and rank 0's table. */
+static fti_err alloc_buffers(sh_writer *w)
+{
+    int rank = w->ctx->topo.app_rank;
+    w->buf = malloc(w->chunk);
+    if (rank == 0)
+        w->all = malloc((size_t)w->ctx->topo.app_size * 2 * sizeof(uint64_t));
+    if (w->buf == NULL || (rank == 0 && w->all == NULL))
+        return fti_fail(FTI_E_NOMEM, "%s: out of memory for the MPI-IO buffers", w->who.s);
+    return FTI_E_OK;
+}
+
+/* The piece is the file w->packed, read through w->fd. */
+static fti_err open_packed(sh_writer *w)
+{
+    struct stat st;
+    if ((w->fd = open(w->packed, O_RDONLY | O_CLOEXEC)) < 0 || fstat(w->fd, &st) != 0)
+        return fti_fail(FTI_E_MISSING, "%s: cannot read %s: %s", w->who.s, w->packed, strerror(errno));
+    w->len = (uint64_t)st.st_size;
+    fti_l4_io_fd(&w->src, &w->fd);
+    return FTI_E_OK;
+}
+
 /* This rank's piece: the local file itself, or a compressed copy of it
  * made in local storage first (its size must be known before the scan). */
 static fti_err prepare_piece(sh_writer *w)
 {
     fti_ctx *ctx = w->ctx;
-    int rank = ctx->topo.app_rank;
-    fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, rank);
+    fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, ctx->topo.app_rank);
     snprintf(w->packed, sizeof w->packed, "%s", w->local);
     fti_err e = FTI_E_OK;
     if (w->c->codec != FTI_CODEC_NONE) {
@@ -147,17 +172,32 @@ static fti_err prepare_piece(sh_writer *w)
         w->packed_is_temp = 1;
         e = fti_l4_pack(ctx, w->c, w->who.s, w->local, w->packed, &w->len);
     }
-    struct stat st;
-    if (e == FTI_E_OK && ((w->fd = open(w->packed, O_RDONLY | O_CLOEXEC)) < 0 || fstat(w->fd, &st) != 0))
-        e = fti_fail(FTI_E_MISSING, "%s: cannot read %s: %s", w->who.s, w->packed, strerror(errno));
     if (e == FTI_E_OK)
-        w->len = (uint64_t)st.st_size;
-    w->buf = malloc(w->chunk);
-    if (rank == 0)
-        w->all = malloc((size_t)ctx->topo.app_size * 2 * sizeof(uint64_t));
-    if (e == FTI_E_OK && (w->buf == NULL || (rank == 0 && w->all == NULL)))
-        e = fti_fail(FTI_E_NOMEM, "%s: out of memory for the MPI-IO buffers", w->who.s);
-    return e;
+        e = open_packed(w);
+    fti_err b = alloc_buffers(w);
+    return e != FTI_E_OK ? e : b;
+}
+
+/* With no local copy: the image itself, or compressed into a temporary
+ * file in local storage (the only bytes written twice, and compressed). */
+static fti_err prepare_image(sh_writer *w)
+{
+    fti_ctx *ctx = w->ctx;
+    fti_err e = fti_l4_image_open(w->image, ctx, w->c);
+    if (e == FTI_E_OK && w->c->codec == FTI_CODEC_NONE) {
+        snprintf(w->packed, sizeof w->packed, "the protected variables");
+        fti_l4_image_io(w->image, &w->src);
+        w->len = w->image->hdr.file_size;
+    } else if (e == FTI_E_OK) {
+        fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, ctx->topo.app_rank);
+        fti_l4_temp_path(w->packed, w->local, "z");
+        w->packed_is_temp = 1;
+        e = fti_l4_pack_image(ctx, w->c, w->who.s, w->image, w->packed, &w->len);
+        if (e == FTI_E_OK)
+            e = open_packed(w);
+    }
+    fti_err b = alloc_buffers(w);
+    return e != FTI_E_OK ? e : b;
 }
 
 static void writer_free(sh_writer *w)
@@ -180,7 +220,7 @@ static fti_err write_rounds(sh_writer *w, MPI_File fh, uint64_t rounds)
     for (uint64_t i = 0; i < rounds; i++) {
         uint64_t at = i * w->chunk;
         size_t n = e == FTI_E_OK && at < w->len ? (size_t)(w->len - at < w->chunk ? w->len - at : w->chunk) : 0;
-        if (n > 0 && fti_pread_full(w->fd, w->buf, n, (off_t)at) != 0) {
+        if (n > 0 && w->src.read(w->src.arg, w->buf, n, at) != 0) {
             e = fti_fail(FTI_E_IO, "%s: cannot read %s at offset %llu: %s", w->who.s, w->packed,
                          (ull)at, strerror(errno));
             n = 0;
@@ -308,29 +348,54 @@ static fti_err publish(sh_writer *w)
     return e;
 }
 
+static void writer_init(sh_writer *w, fti_ctx *ctx, const fti_commit *c)
+{
+    memset(w, 0, sizeof *w);
+    w->ctx = ctx;
+    w->comm = flush_comm(ctx);
+    w->c = c;
+    w->fd = -1;
+    w->chunk = fti_l4_chunk(ctx);
+    fti_l4_who_of(&w->who, ctx->topo.app_rank);
+    fti_path_global_shared(&ctx->dirs, w->final, c->slot);
+    fti_l4_temp_path(w->tmp, w->final, "tmp");
+}
+
+/* Collective: the prepared pieces (prepared = this rank's outcome) become
+ * the published shared file. */
+static fti_err write_and_publish(sh_writer *w, fti_err prepared)
+{
+    int rank = w->ctx->topo.app_rank;
+    fti_err e = agreed(w->comm, rank, prepared, "preparing the L4 piece");
+    if (e == FTI_E_OK)
+        e = agreed(w->comm, rank, write_shared(w), "writing the shared global file");
+    if (e == FTI_E_OK)
+        e = publish(w);
+    if (e == FTI_E_OK) /* this rank's piece of the published file */
+        fti_fault_wrote(fti_level_phase(4), w->final, w->offset, w->len);
+    else if (rank == 0)
+        unlink(w->tmp);
+    writer_free(w);
+    return e;
+}
+
 fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c)
 {
     sh_writer w;
-    memset(&w, 0, sizeof w);
-    w.ctx = ctx;
-    w.comm = flush_comm(ctx);
-    w.c = c;
-    w.fd = -1;
-    w.chunk = fti_l4_chunk(ctx);
-    fti_l4_who_of(&w.who, ctx->topo.app_rank);
-    fti_path_global_shared(&ctx->dirs, w.final, c->slot);
-    fti_l4_temp_path(w.tmp, w.final, "tmp");
-    int rank = ctx->topo.app_rank;
-    fti_err e = agreed(w.comm, rank, prepare_piece(&w), "preparing the L4 piece");
+    writer_init(&w, ctx, c);
+    return write_and_publish(&w, prepare_piece(&w));
+}
+
+fti_err fti_l4_mpiio_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
+{
+    sh_writer w;
+    fti_l4_image im;
+    writer_init(&w, ctx, c);
+    w.image = &im;
+    fti_err e = write_and_publish(&w, prepare_image(&w));
     if (e == FTI_E_OK)
-        e = agreed(w.comm, rank, write_shared(&w), "writing the shared global file");
-    if (e == FTI_E_OK)
-        e = publish(&w);
-    if (e == FTI_E_OK) /* this rank's piece of the published file */
-        fti_fault_wrote(fti_level_phase(4), w.final, w.offset, w.len);
-    else if (ctx->topo.app_rank == 0)
-        unlink(w.tmp);
-    writer_free(&w);
+        fti_l4_image_take_header(&im, hdr);
+    fti_l4_image_close(&im);
     return e;
 }
 

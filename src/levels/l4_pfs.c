@@ -1,9 +1,9 @@
 /*
- * l4_pfs.c - level 4: every rank's local file is flushed to the global
- * (parallel) file system, as is or compressed. ckpt_io = 1 writes one file
- * per rank through a temporary name (a crash never leaves a half file under
- * the real name); ckpt_io = 2 writes one shared file with MPI-IO
- * (l4_mpiio.c). Recovery restores lost local files from the global copy.
+ * l4_pfs.c - level 4 with ckpt_io = 1 (POSIX): one global file per rank,
+ * as is or compressed, written through a temporary name (a crash never
+ * leaves a half file under the real name) either from the rank's local file
+ * or, with no local copy kept, straight from the protected variables. Also
+ * the byte movers both L4 writers share (pack, restore, archive).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,14 +15,9 @@
 
 #include "ckpt_expect.h"
 #include "fault.h"
-#include "dcp.h"
-#include "dcp_file.h"
 #include "fio.h"
-#ifdef FTI_HAVE_HDF5
-#include "hdf5/h5_file.h"
-#include "hdf5/h5_single.h"
-#endif
 #include "fti.h"
+#include "l4_image.h"
 #include "l4_pfs.h"
 #include "levels.h"
 #include "log.h"
@@ -48,48 +43,48 @@ void fti_l4_temp_path(char *out, const char *path, const char *tag)
 
 /* ---- storing and restoring one rank's bytes -------------------------------- */
 
-/* Floating-point variables of the local file, for the shuffle filter. A
- * header that cannot be read only means no shuffling: returns 0 spans. */
-static int float_spans(const char *local, fti_l4_span **out)
+/* Stores `size` bytes of src in the open file `out`: as is, or compressed
+ * (spans: the floating-point ranges for the shuffle filter). */
+static fti_err pack_io(const fti_ctx *ctx, const fti_commit *c, const fti_l4_names *nm,
+                       const fti_l4_io *src, uint64_t size, const fti_l4_span *spans, int nspans,
+                       int out, uint64_t *out_size)
 {
-    *out = NULL;
-    int fd = open(local, O_RDONLY | O_CLOEXEC);
-    fti_file_header h;
-    if (fd < 0 || fti_file_read_header(fd, local, &h) != FTI_E_OK) {
-        if (fd >= 0)
-            close(fd);
-        return 0;
-    }
-    close(fd);
-    int n = 0;
-    *out = h.nvars > 0 ? calloc(h.nvars, sizeof **out) : NULL;
-    for (uint32_t i = 0; *out != NULL && i < h.nvars; i++) {
-        const fti_file_entry *v = &h.vars[i];
-        uint32_t stride = v->type == FTI_DBLE ? 8 : v->type == FTI_SFLT ? 4 : 0;
-        if (stride != 0 && v->nbytes > 0)
-            (*out)[n++] = (fti_l4_span){v->offset, v->nbytes, stride};
-    }
-    fti_file_header_free(&h);
-    return n;
-}
-
-static fti_err pack_fds(const fti_ctx *ctx, const fti_commit *c, const fti_l4_names *nm, int in,
-                        int out, uint64_t size, uint64_t *out_size)
-{
-    fti_l4_io src, dst;
-    fti_l4_io_fd(&src, &in);
+    fti_l4_io dst;
     fti_l4_io_fd(&dst, &out);
     if (c->codec == FTI_CODEC_NONE) {
         *out_size = size;
-        return fti_l4_copy(&src, size, &dst, fti_l4_chunk(ctx), nm);
+        return fti_l4_copy(src, size, &dst, fti_l4_chunk(ctx), nm);
     }
+    fti_l4_encoding enc = {c->codec, ctx->cfg.l4_codec_level, 0, spans, nspans};
+    return fti_l4_encode(src, size, &dst, &enc, nm, out_size);
+}
+
+/* Creates dst (0600, truncated), fills it with pack_io, fsyncs it. h: the
+ * source's header, for the shuffle filter (NULL: no shuffling). */
+static fti_err pack_into(const fti_ctx *ctx, const fti_commit *c, const fti_l4_names *nm,
+                         const fti_l4_io *src, uint64_t size, const fti_file_header *h,
+                         uint64_t *out_size)
+{
+    int out = open(nm->dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    if (out < 0)
+        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", nm->who, nm->dst, strerror(errno));
     fti_l4_span *spans = NULL;
-    fti_l4_encoding enc = {c->codec, ctx->cfg.l4_codec_level, 0, NULL, 0};
-    enc.nfloats = float_spans(nm->src, &spans);
-    enc.floats = spans;
-    fti_err e = fti_l4_encode(&src, size, &dst, &enc, nm, out_size);
+    int n = c->codec == FTI_CODEC_NONE || h == NULL ? 0 : fti_l4_float_spans(h, &spans);
+    fti_err e = pack_io(ctx, c, nm, src, size, spans, n, out, out_size);
     free(spans);
+    if (e == FTI_E_OK && fti_fsync(out) != 0)
+        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", nm->who, nm->dst, strerror(errno));
+    close(out);
     return e;
+}
+
+fti_err fti_l4_pack_image(const fti_ctx *ctx, const fti_commit *c, const char *who,
+                          fti_l4_image *im, const char *dst, uint64_t *out_size)
+{
+    fti_l4_names nm = {who, "the protected variables", dst};
+    fti_l4_io src;
+    fti_l4_image_io(im, &src);
+    return pack_into(ctx, c, &nm, &src, im->hdr.file_size, &im->hdr, out_size);
 }
 
 fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *local,
@@ -105,16 +100,13 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
             close(in);
         return e;
     }
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
-    fti_err e = FTI_E_OK;
-    if (out < 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot create %s: %s", who, dst, strerror(errno));
-    if (e == FTI_E_OK)
-        e = pack_fds(ctx, c, &nm, in, out, (uint64_t)st.st_size, out_size);
-    if (e == FTI_E_OK && fti_fsync(out) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who, dst, strerror(errno));
-    if (out >= 0)
-        close(out);
+    fti_l4_io src;
+    fti_l4_io_fd(&src, &in);
+    fti_file_header h; /* a header that cannot be read only means no shuffling */
+    int have = c->codec != FTI_CODEC_NONE && fti_file_read_header(in, local, &h) == FTI_E_OK;
+    fti_err e = pack_into(ctx, c, &nm, &src, (uint64_t)st.st_size, have ? &h : NULL, out_size);
+    if (have)
+        fti_file_header_free(&h);
     close(in);
     return e;
 }
@@ -181,7 +173,27 @@ void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file)
 
 /* ---- POSIX: one global file per rank --------------------------------------- */
 
-static fti_err posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
+/* The complete temporary file takes the global name; the phase's fault
+ * point and keep_l4_ckpt's archive see the published file. */
+static fti_err publish(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *tmp,
+                       const char *global)
+{
+    if (rename(tmp, global) != 0) {
+        fti_err e = fti_fail(FTI_E_IO, "%s: cannot rename %s to %s: %s", who, tmp, global,
+                             strerror(errno));
+        unlink(tmp);
+        return e;
+    }
+    if (fti_fsync_dir(ctx->dirs.global) != 0)
+        return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who, ctx->dirs.global,
+                        strerror(errno));
+    fti_fault_wrote(fti_level_phase(4), global, 0, 0);
+    if (ctx->cfg.keep_l4_ckpt)
+        fti_l4_archive(ctx, c->seq, global);
+    return FTI_E_OK;
+}
+
+fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
 {
     fti_l4_who who;
     fti_l4_who_of(&who, rank);
@@ -191,22 +203,51 @@ static fti_err posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
     fti_l4_temp_path(tmp, global, "tmp");
     uint64_t size = 0;
     fti_err e = fti_l4_pack(ctx, c, who.s, local, tmp, &size);
-    if (e == FTI_E_OK && rename(tmp, global) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot rename %s to %s: %s", who.s, tmp, global, strerror(errno));
     if (e != FTI_E_OK) {
         unlink(tmp);
         return e;
     }
-    if (fti_fsync_dir(ctx->dirs.global) != 0)
-        return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who.s, ctx->dirs.global,
-                        strerror(errno));
-    fti_fault_wrote(fti_level_phase(4), global, 0, 0);
-    if (ctx->cfg.keep_l4_ckpt)
-        fti_l4_archive(ctx, c->seq, global);
-    return FTI_E_OK;
+    return publish(ctx, c, who.s, tmp, global);
 }
 
-static fti_err posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)
+/* Compressed: the image of the variables, encoded into tmp. */
+static fti_err write_compressed(fti_ctx *ctx, const fti_commit *c, const char *who,
+                                const char *tmp, fti_file_header *hdr)
+{
+    fti_l4_image im;
+    uint64_t size = 0;
+    fti_err e = fti_l4_image_open(&im, ctx, c);
+    if (e == FTI_E_OK)
+        e = fti_l4_pack_image(ctx, c, who, &im, tmp, &size);
+    if (e == FTI_E_OK)
+        fti_l4_image_take_header(&im, hdr);
+    fti_l4_image_close(&im);
+    return e;
+}
+
+fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
+{
+    fti_l4_who who;
+    fti_l4_who_of(&who, ctx->topo.app_rank);
+    char global[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
+    fti_path_global(&ctx->dirs, global, c->slot, ctx->topo.app_rank);
+    fti_l4_temp_path(tmp, global, "tmp");
+    fti_err e;
+    if (c->codec == FTI_CODEC_NONE) { /* the checkpoint file itself, hashed as it is written */
+        fti_l4_header_of(ctx, c, hdr);
+        e = fti_file_write_sets(tmp, &ctx->reg, hdr, (size_t)ctx->cfg.gpu_host_bufsize,
+                                &ctx->capture);
+    } else {
+        e = write_compressed(ctx, c, who.s, tmp, hdr);
+    }
+    if (e != FTI_E_OK) {
+        unlink(tmp);
+        return e;
+    }
+    return publish(ctx, c, who.s, tmp, global);
+}
+
+fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)
 {
     fti_l4_who who;
     fti_l4_who_of(&who, rank);
@@ -227,89 +268,3 @@ static fti_err posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)
     close(fd);
     return e;
 }
-
-/* ---- the level ------------------------------------------------------------- */
-
-static fti_err l4_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
-{
-    if (c->io != 2)
-        return posix_post(ctx, c, ring->app_rank[ring->pos]);
-    if (ctx->topo.is_head) /* the shared file is written by the application ranks together */
-        return fti_fail(FTI_E_UNSUPPORTED, "L4: ckpt_io = 2 (MPI-IO) cannot be post-processed on a "
-                        "head rank; set inline_l4 = 1");
-    return fti_l4_mpiio_post(ctx, c);
-}
-
-#ifdef FTI_HAVE_HDF5
-/* This rank's HDF5 file of c, converted into a checkpoint file at the
- * temporary the recovery adopts. Here, not in hdf5/, so that fti-ckpt (which
- * converts HDF5 files too) links none of the MPI-using levels. */
-static fti_err h5_rebuild(fti_ctx *ctx, const fti_commit *c)
-{
-    int rank = ctx->topo.app_rank;
-    char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
-    fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
-    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
-    fti_err e = fti_h5_to_ckpt_file(file, local, c, rank);
-    if (e == FTI_E_OK && (e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file)) != FTI_E_OK)
-        unlink(local);
-    return e;
-}
-#endif
-
-static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
-{
-    if (c->io == 2)
-        return fti_l4_mpiio_rebuild(ctx, c, own_ok);
-    if (c->io == FTI_IO_DCP)
-        return own_ok ? FTI_E_OK : fti_dcp_rebuild(ctx, c);
-#ifdef FTI_HAVE_HDF5
-    if (c->io == FTI_COMMIT_IO_HDF5)
-        return own_ok ? FTI_E_OK : h5_rebuild(ctx, c);
-    if (c->io == FTI_IO_H5_SINGLE) /* collective; read straight from the shared file */
-        return fti_h5s_verify(ctx, c);
-#endif
-    return own_ok ? FTI_E_OK : posix_rebuild(ctx, c, ctx->topo.app_rank);
-}
-
-/* Outside a recovery (FTI_Recover after the local copy was removed), no
- * other rank waits on this one: the rebuilt file goes into place at once. */
-fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c)
-{
-    int rank = ctx->topo.app_rank;
-    fti_err e = c->io == 2 ? fti_l4_mpiio_restore_self(ctx, c) : l4_rebuild(ctx, c, 0);
-    if (e != FTI_E_OK)
-        return e;
-    char rebuilt[FTI_PATH_MAX], local[FTI_PATH_MAX];
-    fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
-    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
-    if (rename(rebuilt, local) != 0) {
-        e = fti_fail(FTI_E_IO, "L4 rank %d: cannot rename %s to %s: %s", rank, rebuilt, local,
-                     strerror(errno));
-        unlink(rebuilt);
-    }
-    return e;
-}
-
-/* Global files only: archives are the user's and never removed here. */
-static void l4_remove(fti_ctx *ctx, int slot)
-{
-    char path[FTI_PATH_MAX];
-    if (ctx->topo.is_head)
-        return;
-    fti_path_global(&ctx->dirs, path, slot, ctx->topo.app_rank);
-    if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
-    fti_path_global_h5(&ctx->dirs, path, slot, ctx->topo.app_rank);
-    if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
-    if (ctx->topo.app_rank != 0)
-        return;
-    fti_path_global_shared(&ctx->dirs, path, slot);
-    if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
-}
-
-const fti_level_ops fti_l4_ops = {.level = 4, .name = "L4 global", .post = l4_post,
-                                  .rebuild = l4_rebuild, .reprotect = NULL,
-                                  .remove = l4_remove};

@@ -1,8 +1,9 @@
 /*
  * l4_pfs.h - internals shared by the two L4 writers: POSIX (one global file
  * per rank, l4_pfs.c) and MPI-IO (one shared file for all ranks,
- * l4_mpiio.c). Both store a rank's local file either as is or compressed
- * (l4_codec.h), and restore it the same way.
+ * l4_mpiio.c), which l4.c dispatches to. Both store a rank's checkpoint file
+ * (its local file, or with no local copy its image in memory, l4_image.h)
+ * either as is or compressed (l4_codec.h), and restore it the same way.
  */
 #ifndef FTI_L4_PFS_H
 #define FTI_L4_PFS_H
@@ -11,6 +12,7 @@
 
 #include "context.h"
 #include "l4_codec.h"
+#include "l4_image.h"
 
 /* "L4 rank R", the prefix of every message about rank R's files. */
 typedef struct fti_l4_who {
@@ -33,6 +35,10 @@ void fti_l4_temp_path(char *out, const char *path, const char *tag);
 fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *local,
                     const char *dst, uint64_t *out_size);
 
+/* As fti_l4_pack, from the image of the protected variables. */
+fti_err fti_l4_pack_image(const fti_ctx *ctx, const fti_commit *c, const char *who,
+                          fti_l4_image *im, const char *dst, uint64_t *out_size);
+
 /* Restores rank's local file of c from src (`avail` bytes, as stored by
  * fti_l4_pack) at fti_path_rebuilt, then verifies it fully against the
  * commit record (fti_expect). On failure the half-restored file is removed
@@ -40,24 +46,33 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
 fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
                        uint64_t avail, const char *src_name);
 
-/* keep_l4_ckpt = 1: hard-links (or copies) `file` into the archive
- * directory of checkpoint `seq`. A failure is a warning: the checkpoint
- * itself is fine. */
 /* The file restored at path must be rank's data of c, every byte (the rules
  * of ckpt_expect.h); src_name: where it came from, for the message. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
                                const char *who, const char *src_name);
 
+/* keep_l4_ckpt = 1: hard-links (or copies) `file` into the archive
+ * directory of checkpoint `seq`. A failure is a warning: the checkpoint
+ * itself is fine. */
 void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file);
+
+/* POSIX (ckpt_io = 1), local. post: rank's local file of c to its global
+ * file. write: this rank's global file straight from the protected
+ * variables (no local file); *hdr gets the file's header (caller frees).
+ * rebuild: rank's local file restored from its global file at
+ * fti_path_rebuilt. */
+fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank);
+fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr);
+fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank);
 
 /* MPI-IO (ckpt_io = 2), both collective over the application ranks. */
 fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c);
+/* The shared file straight from the protected variables, as
+ * fti_l4_posix_write (with compression, the compressed piece goes through a
+ * local temporary file first: its size must be known before the write). */
+fti_err fti_l4_mpiio_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr);
 fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok);
 /* MPI-IO, local: this rank's piece only (the file opened on MPI_COMM_SELF). */
 fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c);
-
-/* Local: restores this rank's local file of L4 checkpoint c from its global
- * copy (FTI_Recover within the run that wrote c, which kept no local copy). */
-fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c);
 
 #endif /* FTI_L4_PFS_H */

@@ -3,6 +3,8 @@
  *
  *   ckpt_prog CONFIG write  SEED LEVEL [KIB]   fill, FTI_Checkpoint(SEED, LEVEL), finalize
  *   ckpt_prog CONFIG check  SEED [KIB]         restart: recover, assert every byte
+ *   ckpt_prog CONFIG roundtrip SEED LEVEL [KIB] fill, checkpoint, scribble, FTI_Recover in
+ *                                              the same run, assert every byte
  *   ckpt_prog CONFIG expect-fail               FTI_Init must fail (prints the code)
  *
  * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank), 2 bytes of odd
@@ -136,6 +138,23 @@ int main(int argc, char **argv)
             fprintf(stderr, "rank %d: FTI_Checkpoint returned %d\n", rank, rc);
             status = 1;
         }
+    } else if (strcmp(mode, "roundtrip") == 0) {
+        int level = argc > 4 ? atoi(argv[4]) : 1;
+        size_t kib = argc > 5 ? (size_t)atol(argv[5]) : 256;
+        if (protect_all(&s, rank, kib) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        fill_all(&s, seed, rank);
+        rc = FTI_Checkpoint(seed, level);
+        fill_all(&s, seed + 1, rank); /* what FTI_Recover must undo */
+        int rc2 = rc == FTI_DONE ? FTI_Recover() : rc;
+        long bad = rc2 == FTI_SCES ? check_all(&s, seed, rank) : -1, total = 0;
+        MPI_Allreduce(&bad, &total, 1, MPI_LONG, MPI_SUM, FTI_COMM_WORLD);
+        if (bad != 0)
+            fprintf(stderr, "rank %d: FTI_Checkpoint %d, FTI_Recover %d, %ld bytes differ\n", rank,
+                    rc, rc2, bad);
+        status = total != 0;
+        if (rank == 0)
+            printf("%s: restored bytes %s\n", status ? "FAIL" : "PASS", status ? "differ" : "identical");
     } else if (strcmp(mode, "check") == 0) {
         size_t kib = argc > 4 ? (size_t)atol(argv[4]) : 256;
         if (FTI_Status() == 0) {
