@@ -24,7 +24,7 @@
 #include <fcntl.h>
 
 #include "bench_util.h"
-#include "levels/rs_codec.h"
+#include "rs_ceiling.h"
 
 #define MAX_REPS 16
 
@@ -110,8 +110,7 @@ static double rs_rate(int engine, size_t len)
 {
     double rate = 0;
     if (rank == 0) {
-        fti_rs *rs = fti_rs_create(4, 4, engine, NULL);
-        if (rs != NULL) {
+        if (bench_rs_engine_name(engine) != NULL) {
             unsigned char *d[4], *p[4];
             for (int i = 0; i < 4; i++) {
                 d[i] = bench_alloc(len, 10 + i);
@@ -120,7 +119,7 @@ static double rs_rate(int engine, size_t len)
             double t[3];
             for (int r = 0; r < 3; r++) {
                 double t0 = MPI_Wtime();
-                fti_rs_encode(rs, (const unsigned char *const *)d, p, len);
+                bench_rs_encode(engine, 4, 4, d, p, len);
                 t[r] = MPI_Wtime() - t0;
             }
             rate = 4.0 * (double)len / bench_median(t, 3);
@@ -128,7 +127,6 @@ static double rs_rate(int engine, size_t len)
                 free(d[i]);
                 free(p[i]);
             }
-            fti_rs_destroy(rs);
         }
     }
     quiet_wait();
@@ -236,8 +234,8 @@ int main(int argc, char **argv)
         c.write_new = write_bandwidth(dir, data, len, reps, 1);
         c.write_over = write_bandwidth(dir, data, len, reps, 0);
         c.mpi_ring = ring_bandwidth(data, len, reps);
-        c.rs_jerasure = rs_rate(FTI_RS_ENGINE_JERASURE, len / 4);
-        c.rs_isal = rs_rate(FTI_RS_ENGINE_ISAL, len / 4);
+        c.rs_jerasure = rs_rate(BENCH_RS_JERASURE, len / 4);
+        c.rs_isal = rs_rate(BENCH_RS_ISAL, len / 4);
         result r;
         memset(&r, 0, sizeof r);
         run_levels(dir, data, len, reps, 1, &r);
