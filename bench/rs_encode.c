@@ -1,22 +1,27 @@
 /*
- * rs_encode.c - Reed-Solomon encode rate of the L3 codec, one JSON line per
- * engine (jerasure always, ISA-L when built in), on one thread, then a table.
+ * rs_encode.c - Reed-Solomon encode rate of L3's kernel, as L3 runs it,
+ * against the ceiling of jerasure's and ISA-L's own whole-matrix encode
+ * (bench/rs_ceiling.c), one JSON line per engine on one thread, then a
+ * table.
  *
  *   rs_encode [chunk_bytes [bytes_per_data_chunk [k [m [reps [stagger]]]]]]
  *   defaults:  4 MiB        64 MiB                 4  4  5     256
  *
  * Each data chunk stream (bytes_per_data_chunk long) is cut into chunks of
- * chunk_bytes, as L3 cuts a checkpoint file, and every set of k chunks is
- * encoded into its own m parity chunks. The streams are far larger than the
- * caches, so the data comes from memory, like a checkpoint just written.
- * gbps = data bytes encoded per second (1e9 bytes), median of `reps` passes.
+ * chunk_bytes, as L3 cuts a checkpoint file into messages, and every set of
+ * k chunks is encoded into m parity chunks. "l3" computes each parity row
+ * with fti_rs_parity, what each L3 member does for its own row (L3 has
+ * k = m = group size; here m rows are computed in turn on one core). The
+ * streams are far larger than the caches, so the data comes from memory,
+ * like a checkpoint just written. gbps = data bytes encoded per second
+ * (1e9 bytes), median of `reps` passes.
  *
  * Stream i starts `stagger` * i bytes past a page boundary. Streams that
  * all start at the same page offset collide in the L1 sets and in the
  * CPU's 4 KiB store-to-load alias check. Measured here (k=4 m=4, 4 MiB
  * chunks), ISA-L runs at about 9.8 GB/s with stagger 256, 6.9 with stagger 0,
- * and 5.6 with plain malloc'd streams (same offset, and 16 bytes off a cache
- * line); jerasure stays near 3.5. L3 should lay out its chunk buffers so.
+ * and 5.6 with plain malloc'd streams; jerasure stays near 3.5. L3 lays out
+ * its gathered pieces so (l3_encode.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 
 #include "bench_util.h"
 #include "levels/rs_codec.h"
+#include "rs_ceiling.h"
 
 typedef struct bench_cfg {
     size_t chunk, total, stagger;
@@ -53,35 +59,43 @@ static int parse_args(int argc, char **argv, bench_cfg *c)
     c->m = argc > 4 ? atoi(argv[4]) : 4;
     c->reps = argc > 5 ? atoi(argv[5]) : 5;
     c->stagger = argc > 6 ? strtoull(argv[6], NULL, 0) : 256;
-    if (c->chunk == 0 || c->total < c->chunk || c->k < 1 || c->m < 1 ||
-        c->k + c->m > FTI_RS_MAX_CHUNKS || c->reps < 1 || c->reps > 64 || c->stagger > PAGE ||
+    if (c->chunk == 0 || c->total < c->chunk || c->k < 2 || c->m < 1 ||
+        c->k > FTI_RS_MAX_G || c->m > c->k || c->chunk % 64 != 0 || c->reps < 1 || c->reps > 64 || c->stagger > PAGE ||
         c->stagger % 64 != 0) {
         fprintf(stderr,
                 "usage: %s [chunk_bytes [bytes_per_data_chunk [k [m [reps [stagger]]]]]]\n"
-                "  need chunk_bytes <= bytes_per_data_chunk, k,m >= 1, k+m <= %d, reps <= 64, "
-                "stagger a multiple of 64 and <= %u\n",
-                argv[0], FTI_RS_MAX_CHUNKS, PAGE);
+                "  need chunk_bytes (a multiple of 64) <= bytes_per_data_chunk, "
+                "2 <= k <= %d, 1 <= m <= k, reps <= 64, stagger a multiple of 64 and <= %u\n",
+                argv[0], FTI_RS_MAX_G, PAGE);
         return -1;
     }
     c->total -= c->total % c->chunk;
     return 0;
 }
 
-/* One pass: every chunk set of the streams, encoded once. */
-static int encode_pass(const fti_rs *rs, const bench_cfg *c, unsigned char **data,
-                       unsigned char **parity)
+#define ENGINE_L3 (-1)
+
+static const char *engine_name(int engine)
 {
-    const unsigned char *in[FTI_RS_MAX_CHUNKS];
-    unsigned char *out[FTI_RS_MAX_CHUNKS];
+    return engine == ENGINE_L3 ? "l3" : bench_rs_engine_name(engine);
+}
+
+/* One pass: every chunk set of the streams, encoded once. */
+static int encode_pass(int engine, const fti_rs_code *code, const bench_cfg *c,
+                       unsigned char **data, unsigned char **parity)
+{
+    unsigned char *in[FTI_RS_MAX_G], *out[FTI_RS_MAX_G];
 
     for (size_t off = 0; off < c->total; off += c->chunk) {
         for (int i = 0; i < c->k; i++)
             in[i] = data[i] + off;
         for (int i = 0; i < c->m; i++)
             out[i] = parity[i] + off;
-        int rc = fti_rs_encode(rs, in, out, c->chunk);
-        if (rc != FTI_RS_OK) {
-            fprintf(stderr, "rs_encode: encode failed: %s\n", fti_rs_strerror(rc));
+        if (engine == ENGINE_L3) {
+            for (int r = 0; r < c->m; r++)
+                fti_rs_parity(code, r, in, out[r], c->chunk);
+        } else if (bench_rs_encode(engine, c->k, c->m, in, out, c->chunk) != 0) {
+            fprintf(stderr, "rs_encode: %s encode failed\n", engine_name(engine));
             return -1;
         }
     }
@@ -92,35 +106,33 @@ static int encode_pass(const fti_rs *rs, const bench_cfg *c, unsigned char **dat
 static int run_engine(int engine, const bench_cfg *c, unsigned char **data, unsigned char **parity,
                       bench_row *row)
 {
-    int err;
-    fti_rs *rs = fti_rs_create(c->k, c->m, engine, &err);
+    static fti_rs_code code;
     double rate[64];
     int reps = c->reps, rc = 0;
 
-    if (rs == NULL && err == FTI_RS_ENOENGINE)
+    if (engine_name(engine) == NULL)
         return 0; /* built without ISA-L: nothing to measure */
-    if (rs == NULL) {
-        fprintf(stderr, "rs_encode: create: %s\n", fti_rs_strerror(err));
+    if (fti_rs_code_init(&code, c->k) != 0) {
+        fprintf(stderr, "rs_encode: cannot build the code of k=%d\n", c->k);
         return -1;
     }
-    rc = encode_pass(rs, c, data, parity);
+    rc = encode_pass(engine, &code, c, data, parity);
     for (int r = 0; rc == 0 && r < reps; r++) {
         double t0 = now_s();
-        rc = encode_pass(rs, c, data, parity);
+        rc = encode_pass(engine, &code, c, data, parity);
         rate[r] = (double)c->total * c->k / (now_s() - t0) / 1e9;
     }
     if (rc == 0) {
-        row->engine = fti_rs_engine(rs); /* a string literal: outlives rs */
+        row->engine = engine_name(engine);
         row->median = bench_median(rate, reps); /* sorts rate[] */
         row->min = rate[0];
         row->max = rate[reps - 1];
         printf("{\"bench\":\"rs_encode\",\"engine\":\"%s\",\"k\":%d,\"m\":%d,"
                "\"chunk_bytes\":%zu,\"bytes_per_data_chunk\":%zu,\"stagger_bytes\":%zu,"
                "\"reps\":%d,\"gbps\":%.3f,\"gbps_min\":%.3f,\"gbps_max\":%.3f}\n",
-               fti_rs_engine(rs), c->k, c->m, c->chunk, c->total, c->stagger, reps,
-               row->median, row->min, row->max);
+               row->engine, c->k, c->m, c->chunk, c->total, c->stagger, reps, row->median,
+               row->min, row->max);
     }
-    fti_rs_destroy(rs);
     return rc;
 }
 
@@ -144,16 +156,17 @@ static void print_table(const bench_cfg *c, const bench_row *rows, int n)
         if (rows[i].engine != NULL)
             printf("  %-10s %10.3f %10.3f %10.3f\n", rows[i].engine, rows[i].median, rows[i].min,
                    rows[i].max);
-    if (n == 2 && rows[0].engine != NULL && rows[1].engine != NULL)
-        printf("  ratio isa-l/jerasure: %.2f\n", rows[1].median / rows[0].median);
+    for (int i = 1; i < n; i++)
+        if (rows[0].engine != NULL && rows[i].engine != NULL)
+            printf("  ratio l3/%s: %.2f\n", rows[i].engine, rows[0].median / rows[i].median);
 }
 
 int main(int argc, char **argv)
 {
     bench_cfg c;
-    unsigned char *data[FTI_RS_MAX_CHUNKS] = {0}, *parity[FTI_RS_MAX_CHUNKS] = {0};
-    unsigned char *base[FTI_RS_MAX_CHUNKS] = {0};
-    bench_row rows[2] = {{0}};
+    unsigned char *data[FTI_RS_MAX_G] = {0}, *parity[FTI_RS_MAX_G] = {0};
+    unsigned char *base[2 * FTI_RS_MAX_G] = {0};
+    bench_row rows[3] = {{0}};
     int rc = 0;
 
     if (parse_args(argc, argv, &c) != 0)
@@ -169,11 +182,13 @@ int main(int argc, char **argv)
         }
     }
     if (rc == 0)
-        rc = run_engine(FTI_RS_ENGINE_JERASURE, &c, data, parity, &rows[0]);
+        rc = run_engine(ENGINE_L3, &c, data, parity, &rows[0]);
     if (rc == 0)
-        rc = run_engine(FTI_RS_ENGINE_ISAL, &c, data, parity, &rows[1]);
+        rc = run_engine(BENCH_RS_ISAL, &c, data, parity, &rows[1]);
     if (rc == 0)
-        print_table(&c, rows, 2);
+        rc = run_engine(BENCH_RS_JERASURE, &c, data, parity, &rows[2]);
+    if (rc == 0)
+        print_table(&c, rows, 3);
     for (int i = 0; i < c.k + c.m; i++)
         free(base[i]);
     return rc == 0 ? 0 : 1;

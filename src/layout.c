@@ -93,6 +93,11 @@ void fti_path_parity(const fti_layout *l, char *out, int slot, int rank)
     fmt_path(out, "%s/l3-s%d-parity-rank%d.fti", l->local, slot, rank);
 }
 
+void fti_path_parity_rebuilt(const fti_layout *l, char *out, int slot, int rank)
+{
+    fmt_path(out, "%s/l3-s%d-parity-rank%d.rebuilt.fti", l->local, slot, rank);
+}
+
 void fti_path_global(const fti_layout *l, char *out, int slot, int rank)
 {
     fmt_path(out, "%s/l4-s%d-rank%d.fti", l->global, slot, rank);

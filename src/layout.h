@@ -49,6 +49,9 @@ void fti_path_local(const fti_layout *l, char *out, int level, int slot, int ran
 void fti_path_rebuilt(const fti_layout *l, char *out, int level, int slot, int rank);
 void fti_path_partner(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_parity(const fti_layout *l, char *out, int slot, int rank);
+/* Where recovery re-creates a lost parity file, under the same rule as
+ * fti_path_rebuilt: adopted with the checkpoint, removed when refused. */
+void fti_path_parity_rebuilt(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank); /* ckpt_io = 5 */
 void fti_path_global_h5single(const fti_layout *l, char *out, int slot); /* FTI_L4_H5_SINGLE */

@@ -157,6 +157,9 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
         fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
         unlink(rebuilt);
     }
+    const fti_level_ops *lv = fti_level(c->level);
+    if (!all && lv != NULL && lv->discard != NULL)
+        lv->discard(ctx, c);
     return all && adopt_rebuilt(ctx, c, own_ok);
 }
 

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "ckpt_tool.h"
-#include "levels/gf_region.h"
 #include "log.h"
 #include "levels/rs_codec.h"
 
@@ -119,24 +118,9 @@ static void check_rank(const job *j, int rank)
  * whose generator rows must be invertible. */
 static int l3_decodable(int G, const int *own, const int *par)
 {
-    int pick[MAX_G], n = 0, err = 0;
-    for (int i = 0; i < G && n < G; i++)
-        if (own[i])
-            pick[n++] = i;
-    for (int i = 0; i < G && n < G; i++)
-        if (par[i])
-            pick[n++] = G + i;
-    if (n < G)
-        return 0;
-    fti_rs *rs = fti_rs_create(G, G, FTI_RS_ENGINE_AUTO, &err);
-    if (rs == NULL)
-        return 0;
-    static int A[MAX_G * MAX_G], inv[MAX_G * MAX_G];
-    for (int r = 0; r < G; r++)
-        for (int col = 0; col < G; col++)
-            A[r * G + col] = pick[r] < G ? (pick[r] == col) : fti_rs_coefficient(rs, pick[r] - G, col);
-    fti_rs_destroy(rs);
-    return fti_gf_invert(A, inv, G) == 0;
+    static fti_rs_code code; /* large for a stack */
+    static fti_rs_plan plan;
+    return fti_rs_code_init(&code, G) == 0 && fti_rs_plan_rebuild(&code, own, par, &plan) == 0;
 }
 
 typedef struct l3_count {

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jerasure.h>
 #include <jerasure/galois.h>
 #ifdef FTI_HAVE_ISAL
 #include <isa-l/erasure_code.h>
@@ -85,9 +84,4 @@ void fti_gf_dot(unsigned char *dst, unsigned char *const *srcs, const int *coefs
     for (int i = 0; i < n; i++)
         fti_gf_mad(dst, srcs[i], coefs[i], len, i > 0);
 #endif
-}
-
-int fti_gf_invert(int *mat, int *inv, int n)
-{
-    return jerasure_invert_matrix(mat, inv, n, 8) == 0 ? 0 : -1;
 }

@@ -26,7 +26,4 @@ unsigned char *fti_gf_alloc(size_t n);
 /* Rounds n up to a multiple of FTI_GF_ALIGN. */
 size_t fti_gf_round(size_t n);
 
-/* Inverts the n x n matrix mat (destroyed) into inv. 0, or -1 if singular. */
-int fti_gf_invert(int *mat, int *inv, int n);
-
 #endif /* FTI_GF_REGION_H */

@@ -1,15 +1,14 @@
 /*
  * l3_rs.c - level 3: Reed-Solomon parity across each group of G nodes. The
- * code has G data chunks (each member's local file, shorter ones padded with
- * zeros logically) and G parity chunks, one stored on each member, so any
- * G/2 lost nodes of a group (2 chunks each) are rebuilt.
+ * code (rs_codec.h) has G data chunks (each member's local file, shorter
+ * ones padded with zeros logically) and G parity chunks, one stored on each
+ * member, so any G/2 lost nodes of a group (2 chunks each) are rebuilt.
  *
- * Encoding is distributed: every member gathers the group's data chunk by
- * chunk and computes its own parity row j (one dot product over the G
- * chunks). Decoding multiplies each surviving chunk by its column of the
- * inverse of the surviving rows, and one reduce-scatter with XOR (addition
- * in GF(2^8)) sums the shares onto the lost members only. Data moves once,
- * in block_size chunks.
+ * Encoding is distributed: every member gathers the group's data and
+ * computes its own parity row (l3_encode.c). A rebuild re-creates only the
+ * lost chunks, data and parity in one pass, on their owners (l3_decode.c);
+ * re-created parity waits beside the parity file until the checkpoint is
+ * chosen. Data moves in large pipelined messages, whatever block_size is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,28 +22,16 @@
 #include "ckpt_expect.h"
 #include "fault.h"
 #include "fio.h"
-#include "gf_region.h"
 #include "integrity.h"
+#include "l3_rs.h"
 #include "levels.h"
 #include "log.h"
-#include "ring.h"
-#include "rs_codec.h"
 
-#define MAX_G 32
+#define MAX_G FTI_RS_MAX_G
 #define MANIFEST_ID (-1)
 #define PARITY_ID (-2)
 
-typedef struct l3_job {
-    fti_ring r;
-    int G;
-    int coef[MAX_G][MAX_G]; /* coding matrix: parity row j, data column i */
-    uint64_t size[MAX_G];   /* members' local file sizes */
-    uint64_t smax;
-    size_t chunk;           /* multiple of FTI_GF_ALIGN */
-    uint64_t exec_tag;      /* written into the parity headers */
-    char data_path[FTI_PATH_MAX], parity_path[FTI_PATH_MAX];
-    char rebuilt_path[FTI_PATH_MAX]; /* where a lost data file is decoded to */
-} l3_job;
+typedef fti_l3_job l3_job;
 
 static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring, l3_job *j)
 {
@@ -54,31 +41,34 @@ static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring,
     if (j->G < 2 || j->G > MAX_G)
         return fti_fail(FTI_E_CONFIG, "config %s: level 3 needs [basic] group_size of 2 to %d, it is %d",
                         ctx->cfg.file, MAX_G, j->G);
-    int err = 0;
-    fti_rs *rs = fti_rs_create(j->G, j->G, FTI_RS_ENGINE_AUTO, &err);
-    if (rs == NULL)
-        return fti_fail(FTI_E_NOMEM, "L3: cannot build the Reed-Solomon code: %s", fti_rs_strerror(err));
-    for (int row = 0; row < j->G; row++)
-        for (int col = 0; col < j->G; col++)
-            j->coef[row][col] = fti_rs_coefficient(rs, row, col);
-    fti_rs_destroy(rs);
-    j->chunk = fti_gf_round((size_t)ctx->cfg.block_size);
-    fti_path_local(&ctx->dirs, j->data_path, 3, c->slot, ring->app_rank[ring->pos]);
-    fti_path_parity(&ctx->dirs, j->parity_path, c->slot, ring->app_rank[ring->pos]);
-    fti_path_rebuilt(&ctx->dirs, j->rebuilt_path, 3, c->slot, ring->app_rank[ring->pos]);
+    if (fti_rs_code_init(&j->code, j->G) != 0)
+        return fti_fail(FTI_E_NOMEM, "L3: cannot build the Reed-Solomon code of a group of %d", j->G);
+    int rank = ring->app_rank[ring->pos];
+    fti_path_local(&ctx->dirs, j->data_path, 3, c->slot, rank);
+    fti_path_parity(&ctx->dirs, j->parity_path, c->slot, rank);
+    fti_path_rebuilt(&ctx->dirs, j->rebuilt_path, 3, c->slot, rank);
+    fti_path_parity_rebuilt(&ctx->dirs, j->parity_rebuilt_path, c->slot, rank);
     j->exec_tag = fti_exec_tag(ctx->dirs.exec_id);
     return FTI_E_OK;
 }
 
-static void set_smax(l3_job *j)
+/* smax and the message size follow the members' sizes. */
+static void set_sizes(l3_job *j)
 {
     j->smax = 0;
     for (int i = 0; i < j->G; i++)
         if (j->size[i] > j->smax)
             j->smax = j->size[i];
+    j->msg = fti_l3_message(j->G, j->smax);
 }
 
 /* ---- the parity file: a manifest (members' sizes) and the parity bytes ---- */
+
+/* Where the parity bytes start (docs/FORMAT.md: after header and manifest). */
+static uint64_t parity_offset(void)
+{
+    return fti_file_header_size(2) + FTI_FILE_ALIGN;
+}
 
 static void parity_header(const l3_job *j, const fti_commit *c, int rank, fti_file_header *h,
                           fti_file_entry e[2])
@@ -96,7 +86,7 @@ static void parity_header(const l3_job *j, const fti_commit *c, int rank, fti_fi
     h->data_offset = fti_file_header_size(2);
     h->vars = e;
     e[0] = (fti_file_entry){MANIFEST_ID, -1, 8, (uint64_t)j->G, h->data_offset, 8 * (uint64_t)j->G, 0, "l3-manifest"};
-    e[1] = (fti_file_entry){PARITY_ID, -1, 1, j->smax, h->data_offset + FTI_FILE_ALIGN, j->smax, 0, "l3-parity"};
+    e[1] = (fti_file_entry){PARITY_ID, -1, 1, j->smax, parity_offset(), j->smax, 0, "l3-parity"};
     h->file_size = e[1].offset + j->smax;
 }
 
@@ -127,63 +117,7 @@ static int finish_parity(int fd, const l3_job *j, fti_file_header *h, fti_file_e
 
 /* ---- encode --------------------------------------------------------------- */
 
-typedef struct bufs {
-    unsigned char *in, *part, *out;
-} bufs;
-
-static int bufs_alloc(bufs *b, size_t chunk, int parts)
-{
-    b->in = fti_gf_alloc(chunk);
-    b->part = fti_gf_alloc(chunk * (size_t)parts);
-    b->out = fti_gf_alloc(chunk);
-    return b->in && b->part && b->out ? 0 : -1;
-}
-
-static void bufs_free(bufs *b)
-{
-    free(b->in);
-    free(b->part);
-    free(b->out);
-}
-
-/* Every member runs the same number of collectives, whatever fails locally.
- * Each chunk: gather every member's data chunk, then this member's parity
- * row in one dot product (one pass over the inputs, no reduction). */
-static fti_err encode(const l3_job *j, int data_fd, int parity_fd, uint64_t parity_off, uint64_t *sum)
-{
-    bufs b;
-    fti_hash h = {0};
-    int p = j->r.pos, err = 0;
-    unsigned char *rows[MAX_G];
-    int ready = bufs_alloc(&b, j->chunk, j->G) == 0 && fti_hash_init(&h) == 0;
-    if (!fti_all_ok(j->r.comm, ready)) { /* before the first collective: nobody waits */
-        bufs_free(&b);
-        fti_hash_free(&h);
-        return fti_fail(FTI_E_NOMEM, "L3 encoding of %s: out of memory on a group member", j->parity_path);
-    }
-    for (uint64_t off = 0; off < j->smax; off += j->chunk) {
-        size_t len = (size_t)(j->smax - off < j->chunk ? j->smax - off : j->chunk);
-        size_t L = fti_gf_round(len);
-        if (!err && fti_read_padded(data_fd, j->size[p], b.in, L, off) != 0)
-            err = errno;
-        if (err) /* keep the collective going with harmless bytes */
-            memset(b.in, 0, L);
-        MPI_Allgather(b.in, (int)(L / 8), MPI_UINT64_T, b.part, (int)(L / 8), MPI_UINT64_T, j->r.comm);
-        for (int i = 0; i < j->G; i++)
-            rows[i] = b.part + (size_t)i * L;
-        fti_gf_dot(b.out, rows, j->coef[p], j->G, L);
-        if (!err) {
-            fti_hash_update(&h, b.out, len);
-            if (fti_pwrite_full(parity_fd, b.out, len, (off_t)(parity_off + off)) != 0)
-                err = errno;
-        }
-    }
-    *sum = err ? 0 : fti_hash_final(&h);
-    fti_hash_free(&h);
-    bufs_free(&b);
-    return err ? fti_fail(FTI_E_IO, "L3 encoding of %s: %s", j->parity_path, strerror(err)) : FTI_E_OK;
-}
-
+/* Collective over ring: this member's parity file of checkpoint c. */
 static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
 {
     l3_job j;
@@ -195,16 +129,18 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     int parity_fd = open(j.parity_path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
     uint64_t mine = (data_fd >= 0 && fstat(data_fd, &st) == 0) ? (uint64_t)st.st_size : 0;
     MPI_Allgather(&mine, 1, MPI_UINT64_T, j.size, 1, MPI_UINT64_T, j.r.comm);
-    set_smax(&j);
+    set_sizes(&j);
     fti_file_header h;
     fti_file_entry ent[2];
     parity_header(&j, c, ring->app_rank[ring->pos], &h, ent);
     if (data_fd < 0 || parity_fd < 0)
-        fti_fail(FTI_E_IO, "L3: cannot open %s: %s", data_fd < 0 ? j.data_path : j.parity_path,
-                 strerror(errno));
-    e = encode(&j, data_fd, parity_fd, ent[1].offset, &ent[1].checksum);
-    if (data_fd < 0 || parity_fd < 0)
-        e = FTI_E_IO;
+        e = fti_fail(FTI_E_IO, "L3: cannot open %s: %s", data_fd < 0 ? j.data_path : j.parity_path,
+                     strerror(errno));
+    int err = fti_l3_encode(&j, data_fd, parity_fd, ent[1].offset, &ent[1].checksum);
+    if (e == FTI_E_OK && err == ENOMEM)
+        e = fti_fail(FTI_E_NOMEM, "L3 encoding of %s: out of memory on a group member", j.parity_path);
+    else if (e == FTI_E_OK && err)
+        e = fti_fail(FTI_E_IO, "L3 encoding of %s: %s", j.parity_path, strerror(err));
     if (e == FTI_E_OK && finish_parity(parity_fd, &j, &h, ent) != 0)
         e = fti_fail(FTI_E_IO, "L3: writing %s: %s", j.parity_path, strerror(errno));
     if (data_fd >= 0)
@@ -226,12 +162,12 @@ static fti_err l3_post_op(fti_ctx *ctx, const fti_commit *c, const fti_ring *rin
     return e;
 }
 
-/* ---- decode --------------------------------------------------------------- */
+/* ---- rebuild -------------------------------------------------------------- */
 
 /* This member's parity file, verified against what the commit record says
  * (another group's or checkpoint's parity counts as lost); its manifest
  * fills j->size. */
-static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c, uint64_t *parity_off)
+static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c)
 {
     fti_file_header h;
     fti_expect x;
@@ -241,95 +177,18 @@ static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c, uint64_t *p
         return 0;
     unsigned char man[8 * MAX_G];
     int fd = open(j->parity_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fti_pread_full(fd, man, 8 * (size_t)j->G, (off_t)h.vars[0].offset) != 0)
+    if (fd < 0 || fti_pread_full(fd, man, 8 * (size_t)j->G, (off_t)h.vars[0].offset) != 0 ||
+        h.vars[1].offset != parity_offset())
         ok = 0;
     for (int i = 0; ok && i < j->G; i++) {
         j->size[i] = 0;
         for (int b = 7; b >= 0; b--)
             j->size[i] = (j->size[i] << 8) | man[8 * i + b];
     }
-    *parity_off = ok ? h.vars[1].offset : 0;
     if (fd >= 0)
         close(fd);
     fti_file_header_free(&h);
     return ok;
-}
-
-/* Picks G surviving chunks (data first) and inverts their generator rows:
- * data x = sum over col of inv[x][col] * chunk[pick[col]]. */
-static int plan_decode(const l3_job *j, const int *own, const int *par, int *pick, int *inv)
-{
-    int n = 0, A[MAX_G * MAX_G];
-    for (int i = 0; i < j->G && n < j->G; i++)
-        if (own[i])
-            pick[n++] = i;
-    for (int i = 0; i < j->G && n < j->G; i++)
-        if (par[i])
-            pick[n++] = j->G + i;
-    if (n < j->G)
-        return -1;
-    for (int r = 0; r < j->G; r++)
-        for (int col = 0; col < j->G; col++)
-            A[r * j->G + col] = pick[r] < j->G ? (pick[r] == col) : j->coef[pick[r] - j->G][col];
-    return fti_gf_invert(A, inv, j->G);
-}
-
-typedef struct decode_io {
-    int data_fd, parity_fd, out_fd;
-    uint64_t parity_off;
-} decode_io;
-
-/* Adds this member's chunks' share of every lost data chunk into part. */
-static int contribute(const l3_job *j, const decode_io *io, const int *pick, const int *inv,
-                      const int *lost, int nlost, uint64_t off, size_t L, bufs *b)
-{
-    int p = j->r.pos;
-    memset(b->part, 0, L * (size_t)(nlost ? nlost : 1));
-    for (int col = 0; col < j->G; col++) {
-        int rc;
-        if (pick[col] == p)
-            rc = fti_read_padded(io->data_fd, j->size[p], b->in, L, off);
-        else if (pick[col] == j->G + p)
-            rc = fti_read_padded(io->parity_fd, io->parity_off + j->smax, b->in, L, io->parity_off + off);
-        else
-            continue;
-        if (rc != 0)
-            return errno ? errno : EIO;
-        for (int t = 0; t < nlost; t++)
-            fti_gf_mad(b->part + (size_t)t * L, b->in, inv[lost[t] * j->G + col], L, 1);
-    }
-    return 0;
-}
-
-static int decode(const l3_job *j, const decode_io *io, const int *pick, const int *inv,
-                  const int *own)
-{
-    int lost[MAX_G], nlost = 0, counts[MAX_G], p = j->r.pos, err = 0;
-    for (int i = 0; i < j->G; i++)
-        if (!own[i])
-            lost[nlost++] = i;
-    bufs b;
-    if (!fti_all_ok(j->r.comm, bufs_alloc(&b, j->chunk, nlost) == 0)) {
-        bufs_free(&b);
-        return ENOMEM;
-    }
-    for (uint64_t off = 0; off < j->smax; off += j->chunk) {
-        size_t len = (size_t)(j->smax - off < j->chunk ? j->smax - off : j->chunk), L = fti_gf_round(len);
-        for (int i = 0; i < j->G; i++)
-            counts[i] = own[i] ? 0 : (int)(L / 8);
-        if (!err)
-            err = contribute(j, io, pick, inv, lost, nlost, off, L, &b);
-        if (err)
-            memset(b.part, 0, L * (size_t)nlost);
-        MPI_Reduce_scatter(b.part, b.out, counts, MPI_UINT64_T, MPI_BXOR, j->r.comm);
-        if (!own[p] && !err && off < j->size[p]) {
-            size_t n = (size_t)(j->size[p] - off < len ? j->size[p] - off : len);
-            if (fti_pwrite_full(io->out_fd, b.out, n, (off_t)off) != 0)
-                err = errno;
-        }
-    }
-    bufs_free(&b);
-    return err;
 }
 
 static fti_err lost_too_many(const fti_ctx *ctx, const l3_job *j, const int *own, const int *par)
@@ -348,32 +207,6 @@ static fti_err lost_too_many(const fti_ctx *ctx, const l3_job *j, const int *own
                     j->G / 2);
 }
 
-static fti_err check_decoded(fti_ctx *ctx, const fti_commit *c, const l3_job *j);
-
-static fti_err rebuild_data(fti_ctx *ctx, const fti_commit *c, l3_job *j, const int *own,
-                            const int *par, uint64_t parity_off)
-{
-    int pick[MAX_G], inv[MAX_G * MAX_G];
-    if (plan_decode(j, own, par, pick, inv) != 0)
-        return lost_too_many(ctx, j, own, par);
-    int p = j->r.pos;
-    decode_io io = {-1, -1, -1, parity_off};
-    io.data_fd = own[p] ? open(j->data_path, O_RDONLY | O_CLOEXEC) : -1;
-    io.parity_fd = par[p] ? open(j->parity_path, O_RDONLY | O_CLOEXEC) : -1;
-    io.out_fd = own[p] ? -1 : open(j->rebuilt_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
-    int err = decode(j, &io, pick, inv, own);
-    if (!own[p] && !err && (io.out_fd < 0 || fti_fsync(io.out_fd) != 0))
-        err = errno ? errno : EIO;
-    if (io.data_fd >= 0) close(io.data_fd);
-    if (io.parity_fd >= 0) close(io.parity_fd);
-    if (io.out_fd >= 0) close(io.out_fd);
-    if (!own[p] && err)
-        unlink(j->rebuilt_path);
-    if (err)
-        return fti_fail(FTI_E_IO, "L3: rebuilding %s: %s", j->data_path, strerror(err));
-    return own[p] ? FTI_E_OK : check_decoded(ctx, c, j);
-}
-
 /* The decoded file must be this rank's data of c, every byte. */
 static fti_err check_decoded(fti_ctx *ctx, const fti_commit *c, const l3_job *j)
 {
@@ -387,6 +220,88 @@ static fti_err check_decoded(fti_ctx *ctx, const fti_commit *c, const l3_job *j)
     return fti_fail(FTI_E_CORRUPT, "L3: rebuilt %s does not verify: %s", j->data_path, why);
 }
 
+static void close_io(const fti_l3_io *io)
+{
+    const int fds[4] = {io->data_fd, io->parity_fd, io->out_data_fd, io->out_parity_fd};
+    for (int i = 0; i < 4; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Opens what this member reads (its surviving chunks) and writes (its lost
+ * ones); a failure shows as -1 and is reported by the stream. */
+static void open_io(const l3_job *j, int own, int par, uint64_t parity_off, fti_l3_io *io)
+{
+    const int w = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
+    io->parity_off = parity_off;
+    io->data_fd = own ? open(j->data_path, O_RDONLY | O_CLOEXEC) : -1;
+    io->parity_fd = par ? open(j->parity_path, O_RDONLY | O_CLOEXEC) : -1;
+    io->out_data_fd = own ? -1 : open(j->rebuilt_path, w, FTI_FILE_MODE);
+    io->out_parity_fd = par ? -1 : open(j->parity_rebuilt_path, w, FTI_FILE_MODE);
+}
+
+/* Header and manifest of the re-created parity, once its bytes are in. */
+static int finish_rebuilt_parity(const l3_job *j, const fti_commit *c, int fd, uint64_t sum)
+{
+    fti_file_header h;
+    fti_file_entry ent[2];
+    parity_header(j, c, j->r.app_rank[j->r.pos], &h, ent);
+    ent[1].checksum = sum;
+    return finish_parity(fd, j, &h, ent) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+/* Streams the lost chunks onto their owners; the data file is verified,
+ * the parity given its header. Leaves nothing behind on failure. */
+static fti_err rebuild_lost(fti_ctx *ctx, const fti_commit *c, const l3_job *j, const int *own,
+                            const int *par, const fti_rs_plan *plan)
+{
+    int p = j->r.pos;
+    fti_l3_io io;
+    open_io(j, own[p], par[p], parity_offset(), &io);
+    uint64_t sum = 0;
+    int err = fti_l3_rebuild_stream(j, plan, &io, &sum);
+    if (!err && !own[p] && fti_fsync(io.out_data_fd) != 0)
+        err = errno ? errno : EIO;
+    if (!err && !par[p])
+        err = finish_rebuilt_parity(j, c, io.out_parity_fd, sum);
+    close_io(&io);
+    fti_err e = FTI_E_OK;
+    if (err)
+        e = fti_fail(err == ENOMEM ? FTI_E_NOMEM : FTI_E_IO, "L3: rebuilding %s: %s",
+                     own[p] ? j->parity_path : j->data_path, strerror(err));
+    if (e == FTI_E_OK && !own[p])
+        e = check_decoded(ctx, c, j);
+    if (e != FTI_E_OK) {
+        unlink(j->parity_rebuilt_path);
+        if (!own[p])
+            unlink(j->rebuilt_path);
+    }
+    return e;
+}
+
+/* Every member's file sizes: from a surviving manifest, or, when no parity
+ * survived but every data file did, from the files themselves. */
+static int agree_sizes(l3_job *j, const int *own, const int *par, int own_ok)
+{
+    int root = -1, all_own = 1;
+    for (int i = 0; i < j->G; i++) {
+        all_own &= own[i];
+        if (par[i] && root < 0)
+            root = i;
+    }
+    if (root >= 0) {
+        MPI_Bcast(j->size, j->G, MPI_UINT64_T, root, j->r.comm);
+    } else if (all_own) {
+        struct stat st;
+        uint64_t mine = own_ok && stat(j->data_path, &st) == 0 ? (uint64_t)st.st_size : 0;
+        MPI_Allgather(&mine, 1, MPI_UINT64_T, j->size, 1, MPI_UINT64_T, j->r.comm);
+    } else {
+        return -1;
+    }
+    set_sizes(j);
+    return 0;
+}
+
 static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     l3_job j;
@@ -396,26 +311,38 @@ static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     fti_err e = job_init(ctx, c, &ring, &j);
     if (e != FTI_E_OK)
         return e;
-    uint64_t parity_off = 0;
-    int own[MAX_G], par[MAX_G], lost = 0, root = -1;
-    ctx->rec.extra_ok = load_parity(ctx, &j, c, &parity_off);
+    int own[MAX_G], par[MAX_G], lost = 0;
+    ctx->rec.extra_ok = load_parity(ctx, &j, c);
     fti_ring_allgather(&j.r, own_ok, own);
     fti_ring_allgather(&j.r, ctx->rec.extra_ok, par);
-    for (int i = 0; i < j.G; i++) {
-        lost += !own[i];
-        if (par[i] && root < 0)
-            root = i;
-    }
-    if (lost && root < 0)
-        return lost_too_many(ctx, &j, own, par);
-    if (!lost)
+    for (int i = 0; i < j.G; i++)
+        lost += !own[i] + !par[i];
+    if (lost == 0)
         return FTI_E_OK;
-    MPI_Bcast(j.size, j.G, MPI_UINT64_T, root, j.r.comm); /* sizes of the lost files */
-    set_smax(&j);
-    return rebuild_data(ctx, c, &j, own, par, parity_off);
+    fti_rs_plan plan;
+    if (fti_rs_plan_rebuild(&j.code, own, par, &plan) != 0 || agree_sizes(&j, own, par, own_ok) != 0)
+        return lost_too_many(ctx, &j, own, par);
+    return rebuild_lost(ctx, c, &j, own, par, &plan);
 }
 
-/* With every data file back, parity that was lost is simply encoded again. */
+/* This member's re-created parity takes the lost one's place. */
+static int adopt_parity(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
+{
+    char path[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
+    int rank = ring->app_rank[ring->pos];
+    fti_path_parity(&ctx->dirs, path, c->slot, rank);
+    fti_path_parity_rebuilt(&ctx->dirs, rebuilt, c->slot, rank);
+    fti_expect x;
+    fti_expect_parity(&x, c, rank, ring->size, ctx->dirs.exec_id);
+    fti_log_quiet(1);
+    int ok = fti_expect_probe(&x, rebuilt, NULL) == FTI_E_OK;
+    fti_log_quiet(0);
+    return ok && rename(rebuilt, path) == 0 && fti_fsync_dir(ctx->dirs.local) == 0;
+}
+
+/* Lost parity was re-created by the rebuild, beside the parity file: it is
+ * adopted now that c is chosen. Should that fail anywhere, the group
+ * encodes its parity again, so c is never left half protected. */
 static void l3_reprotect(fti_ctx *ctx, const fti_commit *c)
 {
     fti_ring ring;
@@ -424,11 +351,25 @@ static void l3_reprotect(fti_ctx *ctx, const fti_commit *c)
     fti_ring_allgather(&ring, ctx->rec.extra_ok, par);
     for (int i = 0; i < ring.size; i++)
         lost_parity += !par[i];
-    if (lost_parity && l3_post(ctx, c, &ring) != FTI_E_OK) {
-        char path[FTI_PATH_MAX];
-        fti_path_parity(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    if (lost_parity == 0)
+        return;
+    int ok = par[ring.pos] || adopt_parity(ctx, c, &ring);
+    if (fti_all_ok(ring.comm, ok))
+        return;
+    char path[FTI_PATH_MAX];
+    fti_path_parity(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    fti_log(FTI_LOG_WARN, "L3: re-created parity could not be adopted in group %d; encoding it again",
+            ctx->topo.group);
+    if (l3_post(ctx, c, &ring) != FTI_E_OK)
         fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", path);
-    }
+}
+
+/* The checkpoint was not chosen: re-created parity goes with it. */
+static void l3_discard(fti_ctx *ctx, const fti_commit *c)
+{
+    char path[FTI_PATH_MAX];
+    fti_path_parity_rebuilt(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    unlink(path);
 }
 
 static void l3_remove(fti_ctx *ctx, int slot)
@@ -440,4 +381,4 @@ static void l3_remove(fti_ctx *ctx, int slot)
 
 const fti_level_ops fti_l3_ops = {.level = 3, .name = "L3 Reed-Solomon", .post = l3_post_op,
                                   .rebuild = l3_rebuild, .reprotect = l3_reprotect,
-                                  .remove = l3_remove};
+                                  .discard = l3_discard, .remove = l3_remove};

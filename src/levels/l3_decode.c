@@ -1,0 +1,201 @@
+/*
+ * l3_decode.c - L3's rebuild stream. Per message, every picked survivor
+ * reads its piece of its data and parity and adds its share of each lost
+ * chunk; one non-blocking XOR reduction per owner of lost chunks sums the
+ * shares onto that owner, which writes them: its data file (the lost
+ * member's rebuilt file) and its parity, re-created in the same pass, so no
+ * second encode follows the restart. Only lost chunks travel. Two messages
+ * are in flight, as in the encode stream.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "fio.h"
+#include "gf_region.h"
+#include "integrity.h"
+#include "l3_rs.h"
+
+#define SLICE ((size_t)1 << 20)
+
+typedef struct rstage {
+    unsigned char *mine[2]; /* this member's data and parity pieces (NULL: not picked) */
+    unsigned char *acc;     /* the lost rows, L bytes apart, grouped by owner */
+    MPI_Request req[FTI_RS_MAX_G];
+    uint64_t off;
+    size_t len, L;
+} rstage;
+
+typedef struct dec {
+    const fti_l3_job *j;
+    const fti_rs_plan *plan;
+    const fti_l3_io *io;
+    int order[2 * FTI_RS_MAX_G];  /* plan rows in owner order */
+    int first[FTI_RS_MAX_G + 1];  /* owner m's rows: order[first[m] .. first[m+1]) */
+    rstage st[2];
+    fti_hash h;
+    int err;
+} dec;
+
+static void note(dec *d, int rc)
+{
+    if (rc != 0 && d->err == 0)
+        d->err = errno ? errno : EIO;
+}
+
+static void group_by_owner(dec *d)
+{
+    int n = 0, G = d->j->G;
+    for (int m = 0; m < G; m++) {
+        d->first[m] = n;
+        for (int t = 0; t < d->plan->nlost; t++) /* data ids come first in plan->lost */
+            if (d->plan->lost[t] % G == m)
+                d->order[n++] = t;
+    }
+    d->first[G] = n;
+}
+
+/* Reads this member's data (which 0) or parity (1) piece of the message. */
+static void read_piece(dec *d, rstage *s, int which, MPI_Request *other)
+{
+    const fti_l3_job *j = d->j;
+    unsigned char *buf = s->mine[which];
+    int fd = which ? d->io->parity_fd : d->io->data_fd;
+    uint64_t base = which ? d->io->parity_off : 0;
+    uint64_t end = which ? base + j->smax : j->size[j->r.pos];
+    if (fd < 0 && d->err == 0)
+        d->err = EBADF;
+    for (size_t x = 0; x < s->L; x += SLICE) {
+        size_t n = s->L - x < SLICE ? s->L - x : SLICE;
+        if (d->err == 0)
+            note(d, fti_read_padded(fd, end, buf + x, n, base + s->off + x));
+        if (d->err) /* the reductions go on with harmless bytes */
+            memset(buf + x, 0, n);
+        fti_l3_poll(other, j->G);
+    }
+}
+
+/* This member's shares of every lost row of the message. */
+static void add_shares(dec *d, rstage *s, MPI_Request *other)
+{
+    const fti_l3_job *j = d->j;
+    int p = j->r.pos;
+    for (int pos = 0; pos < d->plan->nlost; pos++) {
+        unsigned char *row = s->acc + (size_t)pos * s->L;
+        int t = d->order[pos];
+        memset(row, 0, s->L);
+        for (size_t x = 0; x < s->L; x += SLICE) {
+            size_t n = s->L - x < SLICE ? s->L - x : SLICE;
+            if (s->mine[0] != NULL)
+                fti_rs_share(d->plan, t, p, s->mine[0] + x, row + x, n);
+            if (s->mine[1] != NULL)
+                fti_rs_share(d->plan, t, j->G + p, s->mine[1] + x, row + x, n);
+            fti_l3_poll(other, j->G);
+        }
+    }
+}
+
+static void post(dec *d, uint64_t k, MPI_Request *other)
+{
+    const fti_l3_job *j = d->j;
+    rstage *s = &d->st[k & 1];
+    s->off = k * j->msg;
+    s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
+    s->L = fti_gf_round(s->len);
+    for (int which = 0; which < 2; which++)
+        if (s->mine[which] != NULL)
+            read_piece(d, s, which, other);
+    add_shares(d, s, other);
+    for (int m = 0; m < j->G; m++) {
+        int rows = d->first[m + 1] - d->first[m];
+        unsigned char *buf = s->acc + (size_t)d->first[m] * s->L;
+        s->req[m] = MPI_REQUEST_NULL;
+        if (rows == 0)
+            continue;
+        MPI_Ireduce(m == j->r.pos ? MPI_IN_PLACE : buf, buf, (int)((size_t)rows * s->L / 8),
+                    MPI_UINT64_T, MPI_BXOR, m, j->r.comm, &s->req[m]);
+    }
+}
+
+/* Writes one re-created row: the data file up to its size, or parity. */
+static void store_row(dec *d, rstage *s, int id, const unsigned char *row, MPI_Request *other)
+{
+    const fti_l3_job *j = d->j;
+    int parity = id >= j->G;
+    uint64_t limit = parity ? j->smax : j->size[j->r.pos];
+    int fd = parity ? d->io->out_parity_fd : d->io->out_data_fd;
+    uint64_t base = parity ? d->io->parity_off : 0;
+    if (fd < 0 && d->err == 0)
+        d->err = EBADF;
+    for (size_t x = 0; x < s->len && s->off + x < limit; x += SLICE) {
+        size_t n = s->len - x < SLICE ? s->len - x : SLICE;
+        if (s->off + x + n > limit)
+            n = (size_t)(limit - s->off - x);
+        if (parity && d->err == 0)
+            fti_hash_update(&d->h, row + x, n);
+        if (d->err == 0)
+            note(d, fti_pwrite_full(fd, row + x, n, (off_t)(base + s->off + x)));
+        fti_l3_poll(other, j->G);
+    }
+}
+
+static void consume(dec *d, uint64_t k, MPI_Request *other)
+{
+    const fti_l3_job *j = d->j;
+    rstage *s = &d->st[k & 1];
+    int p = j->r.pos;
+    for (int m = 0; m < j->G; m++)
+        MPI_Wait(&s->req[m], MPI_STATUS_IGNORE);
+    for (int pos = d->first[p]; pos < d->first[p + 1]; pos++)
+        store_row(d, s, d->plan->lost[d->order[pos]], s->acc + (size_t)pos * s->L, other);
+}
+
+static int stages_alloc(dec *d)
+{
+    int p = d->j->r.pos, ok = 1;
+    int use[2] = {fti_rs_picked(d->plan, p), fti_rs_picked(d->plan, d->j->G + p)};
+    for (int i = 0; i < 2; i++) {
+        rstage *s = &d->st[i];
+        for (int m = 0; m < FTI_RS_MAX_G; m++)
+            s->req[m] = MPI_REQUEST_NULL;
+        for (int which = 0; which < 2; which++)
+            if (use[which] && (s->mine[which] = fti_gf_alloc(d->j->msg)) == NULL)
+                ok = 0;
+        if ((s->acc = fti_gf_alloc(d->j->msg * (size_t)d->plan->nlost)) == NULL)
+            ok = 0;
+    }
+    return ok && fti_hash_init(&d->h) == 0;
+}
+
+static void stages_free(dec *d)
+{
+    for (int i = 0; i < 2; i++) {
+        free(d->st[i].mine[0]);
+        free(d->st[i].mine[1]);
+        free(d->st[i].acc);
+    }
+    fti_hash_free(&d->h);
+}
+
+int fti_l3_rebuild_stream(const fti_l3_job *j, const fti_rs_plan *plan, const fti_l3_io *io,
+                          uint64_t *parity_sum)
+{
+    dec d = {.j = j, .plan = plan, .io = io};
+    group_by_owner(&d);
+    if (!fti_all_ok(j->r.comm, stages_alloc(&d))) {
+        stages_free(&d);
+        return ENOMEM;
+    }
+    uint64_t n = (j->smax + j->msg - 1) / j->msg;
+    if (n > 0)
+        post(&d, 0, d.st[1].req);
+    for (uint64_t k = 0; k < n; k++) {
+        if (k + 1 < n)
+            post(&d, k + 1, d.st[k & 1].req);
+        consume(&d, k, d.st[(k + 1) & 1].req);
+    }
+    *parity_sum = d.err ? 0 : fti_hash_final(&d.h);
+    stages_free(&d);
+    return d.err;
+}

@@ -1,0 +1,152 @@
+/*
+ * l3_encode.c - L3's encode stream. Per message, every member reads its
+ * piece of its file into its slot of a gather buffer, one non-blocking
+ * all-gather fills the other slots, and the member computes its parity row
+ * over the G pieces (one dot product) and writes it. Two messages are in
+ * flight: message k+1 is read and gathered while message k is encoded and
+ * written; local work runs in slices with MPI progress between them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "fio.h"
+#include "gf_region.h"
+#include "integrity.h"
+#include "l3_rs.h"
+
+#define MIB ((size_t)1 << 20)
+/* Local work between two progress calls. */
+#define SLICE MIB
+/* Gathered pieces start at distinct page offsets: ISA-L's dot product
+ * slows down when its inputs alias in the L1 sets (bench/rs_encode.c). */
+#define STAGGER 256
+
+size_t fti_l3_message(int G, uint64_t smax)
+{
+    size_t m = 32 * MIB / (size_t)G;
+    m = m < MIB ? MIB : m > 8 * MIB ? 8 * MIB : m;
+    m &= ~(size_t)4095;
+    size_t need = fti_gf_round((size_t)(smax < m ? smax : m));
+    return need < m ? (need ? need : FTI_GF_ALIGN) : m;
+}
+
+void fti_l3_poll(MPI_Request *req, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int done;
+        MPI_Test(&req[i], &done, MPI_STATUS_IGNORE);
+    }
+}
+
+typedef struct stage {
+    unsigned char *part; /* G pieces, `stride` bytes apart */
+    MPI_Request req;
+    int counts[FTI_RS_MAX_G], displs[FTI_RS_MAX_G]; /* live until req completes */
+    uint64_t off;
+    size_t len, L; /* bytes of this message, and rounded up to FTI_GF_ALIGN */
+} stage;
+
+typedef struct enc {
+    const fti_l3_job *j;
+    int data_fd, parity_fd;
+    uint64_t parity_off;
+    size_t stride;
+    stage st[2];
+    unsigned char *out;
+    fti_hash h;
+    int err; /* first local errno; the collectives go on regardless */
+} enc;
+
+static void note(enc *e, int rc)
+{
+    if (rc != 0 && e->err == 0)
+        e->err = errno ? errno : EIO;
+}
+
+/* Reads this member's piece of message k into its slot, then posts the
+ * gather; `other` (the message in flight) progresses meanwhile. */
+static void post(enc *e, uint64_t k, MPI_Request *other)
+{
+    const fti_l3_job *j = e->j;
+    stage *s = &e->st[k & 1];
+    int p = j->r.pos;
+    s->off = k * j->msg;
+    s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
+    s->L = fti_gf_round(s->len);
+    unsigned char *mine = s->part + (size_t)p * e->stride;
+    for (size_t x = 0; x < s->L; x += SLICE) {
+        size_t n = s->L - x < SLICE ? s->L - x : SLICE;
+        if (e->err == 0)
+            note(e, fti_read_padded(e->data_fd, j->size[p], mine + x, n, s->off + x));
+        if (e->err) /* keep the collective going with harmless bytes */
+            memset(mine + x, 0, n);
+        fti_l3_poll(other, 1);
+    }
+    for (int i = 0; i < j->G; i++) {
+        s->counts[i] = (int)(s->L / 8);
+        s->displs[i] = (int)((size_t)i * e->stride / 8);
+    }
+    MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->part, s->counts, s->displs,
+                    MPI_UINT64_T, j->r.comm, &s->req);
+}
+
+/* Waits for message k, encodes this member's parity row and writes it. */
+static void consume(enc *e, uint64_t k, MPI_Request *other)
+{
+    const fti_l3_job *j = e->j;
+    stage *s = &e->st[k & 1];
+    unsigned char *rows[FTI_RS_MAX_G];
+    MPI_Wait(&s->req, MPI_STATUS_IGNORE);
+    for (size_t x = 0; x < s->L; x += SLICE) {
+        size_t n = s->L - x < SLICE ? s->L - x : SLICE;
+        size_t keep = x >= s->len ? 0 : (s->len - x < n ? s->len - x : n);
+        for (int i = 0; i < j->G; i++)
+            rows[i] = s->part + (size_t)i * e->stride + x;
+        fti_rs_parity(&j->code, j->r.pos, rows, e->out, n);
+        fti_l3_poll(other, 1);
+        if (e->err == 0 && keep) {
+            fti_hash_update(&e->h, e->out, keep);
+            note(e, fti_pwrite_full(e->parity_fd, e->out, keep, (off_t)(e->parity_off + s->off + x)));
+        }
+        fti_l3_poll(other, 1);
+    }
+}
+
+static void enc_free(enc *e)
+{
+    free(e->st[0].part);
+    free(e->st[1].part);
+    free(e->out);
+    fti_hash_free(&e->h);
+}
+
+int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t parity_off,
+                  uint64_t *sum)
+{
+    enc e = {.j = j, .data_fd = data_fd, .parity_fd = parity_fd, .parity_off = parity_off};
+    e.stride = j->msg + STAGGER;
+    e.st[0].req = e.st[1].req = MPI_REQUEST_NULL;
+    e.st[0].part = fti_gf_alloc(e.stride * (size_t)j->G);
+    e.st[1].part = fti_gf_alloc(e.stride * (size_t)j->G);
+    e.out = fti_gf_alloc(SLICE < j->msg ? SLICE : j->msg);
+    int ready = e.st[0].part && e.st[1].part && e.out && fti_hash_init(&e.h) == 0;
+    if (!fti_all_ok(j->r.comm, ready)) { /* before the first collective: nobody waits */
+        enc_free(&e);
+        return ENOMEM;
+    }
+    if (data_fd < 0 || parity_fd < 0)
+        e.err = EBADF;
+    uint64_t n = (j->smax + j->msg - 1) / j->msg;
+    if (n > 0)
+        post(&e, 0, &e.st[1].req);
+    for (uint64_t k = 0; k < n; k++) {
+        if (k + 1 < n)
+            post(&e, k + 1, &e.st[k & 1].req);
+        consume(&e, k, &e.st[(k + 1) & 1].req);
+    }
+    *sum = e.err ? 0 : fti_hash_final(&e.h);
+    enc_free(&e);
+    return e.err;
+}
