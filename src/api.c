@@ -252,9 +252,10 @@ int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
     fti_ctx *ctx = ready("FTI_Protect");
     if (ctx == NULL)
         return FTI_NSCS;
+    int known = fti_registry_find(&ctx->reg, id) != NULL;
     fti_err e = fti_registry_protect(&ctx->reg, id, ptr, count, tid);
     if (e == FTI_E_OK)
-        fti_say_protect(id, "", fti_registry_find(&ctx->reg, id)->dev != NULL,
+        fti_say_protect(id, !known, fti_registry_find(&ctx->reg, id)->dev != NULL,
                         (double)fti_registry_bytes(&ctx->reg));
     return to_code(e);
 }

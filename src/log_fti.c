@@ -40,16 +40,11 @@ void fti_say_exec_id(int restart, const char *exec_id)
         say(FTI_LOG_INFO, "The execution ID is: %s", exec_id);
 }
 
-void fti_say_protect(int id, const char *name, int on_device, double ckpt_bytes)
+void fti_say_protect(int id, int is_new, int on_device, double ckpt_bytes)
 {
-    const char *where = on_device ? "GPU" : "CPU";
-    double mb = ckpt_bytes / (1024.0 * 1024.0);
-    if (name != NULL && name[0] != '\0')
-        say(FTI_LOG_INFO, "Variable Named %s with ID %d to protect (Stored in %s). Current ckpt. "
-            "size per rank is %.2fMB.", name, id, where, mb);
-    else
-        say(FTI_LOG_INFO, "Variable ID %d to protect (Stored in %s). Current ckpt. size per rank "
-            "is %.2fMB.", id, where, mb);
+    say(is_new ? FTI_LOG_INFO : FTI_LOG_DEBUG, "Variable ID %d to protect (Stored in %s). Current "
+        "ckpt. size per rank is %.2fMB.", id, on_device ? "GPU" : "CPU",
+        ckpt_bytes / (1024.0 * 1024.0));
 }
 
 void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs)

@@ -16,8 +16,9 @@ void fti_say_setup(int global_rank, int info_rank);
 /* FTI_Init: "The execution ID is" (fresh start) or "This is a restart." */
 void fti_say_exec_id(int restart, const char *exec_id);
 
-/* FTI_Protect: the variable and this rank's checkpoint size so far. */
-void fti_say_protect(int id, const char *name, int on_device, double ckpt_bytes);
+/* FTI_Protect: the variable and this rank's checkpoint size so far; an
+ * info line for a new variable, a debug line for an update. */
+void fti_say_protect(int id, int is_new, int on_device, double ckpt_bytes);
 
 /* FTI_Checkpoint returned success: user id, level, size per rank, time. */
 void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs);
