@@ -23,7 +23,9 @@
 #include "levels/dcp.h"
 #include "watchdog.h"
 #include "levels/levels.h"
+#include "conf_update.h"
 #include "log.h"
+#include "log_fti.h"
 #include "metrics.h"
 #include "post.h"
 #include "recover.h"
@@ -104,6 +106,7 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     if ((e = fti_topology_build(&ctx->topo, &ctx->cfg, comm)) != FTI_E_OK)
         return e; /* its checks agree by construction: same numbers on every rank */
     fti_log_setup(ctx->topo.is_head ? -1 - ctx->topo.node : ctx->topo.app_rank, ctx->cfg.verbosity);
+    fti_say_setup(ctx->topo.global_rank, !ctx->topo.is_head && ctx->topo.app_rank == 0);
     fti_layout_init(&ctx->dirs, &ctx->cfg);
     fti_layout_place_node(&ctx->dirs, &ctx->cfg, ctx->topo.node);
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
@@ -202,6 +205,8 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
                 ctx->cfg.head ? "; head = 1: one rank per node serves checkpoints, so the "
                                 "application must communicate on FTI_COMM_WORLD, never "
                                 "MPI_COMM_WORLD" : "");
+    fti_say_exec_id(ctx->rec.pending, ctx->dirs.exec_id);
+    fti_conf_update(ctx, fti_conf_failure_at_init(ctx));
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, ctx->rec.pending ? &ctx->rec.chosen : NULL);
     return FTI_SCES;
 }
@@ -217,6 +222,8 @@ int FTI_Finalize(void)
         fti_metrics_job_summary(ctx);
     if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
+    if (e == FTI_E_OK)
+        fti_conf_update_finalize(ctx);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
     /* Our communicators are freed; the application keeps a valid handle:
@@ -247,7 +254,12 @@ int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
     fti_ctx *ctx = ready("FTI_Protect");
     if (ctx == NULL)
         return FTI_NSCS;
-    return to_code(fti_registry_protect(&ctx->reg, id, ptr, count, tid));
+    int known = fti_registry_find(&ctx->reg, id) != NULL;
+    fti_err e = fti_registry_protect(&ctx->reg, id, ptr, count, tid);
+    if (e == FTI_E_OK)
+        fti_say_protect(id, !known, fti_registry_find(&ctx->reg, id)->dev != NULL,
+                        (double)fti_registry_bytes(&ctx->reg));
+    return to_code(e);
 }
 
 int FTI_SetAttribute(int id, FTIT_attribute attribute, FTIT_attributeFlag flag)

@@ -17,7 +17,9 @@
 #ifdef FTI_HAVE_HDF5
 #include "hdf5/h5_file.h"
 #endif
+#include "conf_update.h"
 #include "log.h"
+#include "log_fti.h"
 #include "jobstatus.h"
 #include "metrics.h"
 #include "walltime.h"
@@ -49,6 +51,7 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
                         ctx->dirs.commit);
     record_commit(&ctx->cfg, &ctx->meta, c);
     fti_metrics_job_committed(ctx, c);
+    fti_conf_update(ctx, 1); /* FTI: a checkpoint exists to restart from */
     fti_jobstatus_committed(ctx->topo.app_rank, c);
     fti_fault_phase("after_commit");
     fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
@@ -139,6 +142,8 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     double t0 = fti_now();
     fti_err e = take(ctx, id, level);
     double secs = fti_now() - t0;
+    if (e == FTI_E_OK)
+        fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
     ctx->metrics.job.blocked += secs; /* metrics: the job summary */
     fti_watchdog_reference(secs);
     return e;
@@ -180,6 +185,8 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
                           "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
+    if (ctx->topo.node_pos == 0 && !dcp)
+        fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
     if (!direct_l4(ctx, &c) && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
         e = fti_post_start(ctx, &c);
         tm.async = 1; /* metrics: post.c writes the line once it is committed */

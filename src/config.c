@@ -79,6 +79,7 @@ static const key_spec known_keys[] = {
     /* [restart] */
     INTK("restart", "failure", failure, 0, 3),
     {"restart", "exec_id", K_NAME, OFF(exec_id), 0, 0, 1},
+    INTK("restart", "update_config", update_config, 0, 1), /* (ours) */
     /* [advanced] */
     {"advanced", "block_size", K_SIZE, OFF(block_size), 1, 1LL << 30, 1024},
     INTK("advanced", "mpi_tag", mpi_tag, 0, 32767),
@@ -140,6 +141,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->transfer_size = 16 << 20;
     cfg->gpu_host_bufsize = 32 << 20;
     cfg->restart = FTI_RESTART_AUTO;
+    cfg->update_config = 1; /* FTI rewrites [restart] failure and exec_id */
     cfg->l4_codec = FTI_CODEC_NONE;
     cfg->device_backends = FTI_DEVICES_AUTO;
     cfg->block_size = 8 << 20; /* L3 chunk; FTI uses 1 MiB, fewer collective steps pay here */

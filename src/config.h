@@ -65,6 +65,7 @@ typedef struct fti_config {
     int failure;
     char exec_id[FTI_NAME_MAX];
     int exec_id_given;
+    int update_config;      /* (ours) rewrite [restart] failure, exec_id as FTI does */
 
     /* [advanced] */
     int64_t block_size; /* bytes (the key is in KiB, as in FTI) */

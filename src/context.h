@@ -33,6 +33,12 @@ typedef struct fti_recovery {
                               on them) */
 } fti_recovery;
 
+/* What conf_update.c last wrote into the config file. */
+typedef struct fti_conf_record {
+    int written, failure;
+    int disabled; /* the file could not be rewritten: warned once */
+} fti_conf_record;
+
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
 struct fti_h5_groups;             /* HDF5 groups and dataset places (hdf5/h5_groups.h) */
 
@@ -53,6 +59,7 @@ typedef struct fti_ctx {
     int icp_id, icp_level;
     uint64_t ckpt_count;    /* checkpoints taken by this run */
     fti_metrics_state metrics; /* metrics_file: timings in flight (metrics.c) */
+    fti_conf_record conf_record; /* [restart] keys written back (conf_update.c) */
     fti_capture_sets capture; /* pinned buffers + streams for device variables, kept from
                                  the first capture to FTI_Finalize (capture.h) */
 } fti_ctx;

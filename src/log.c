@@ -20,6 +20,8 @@ void fti_log_setup(int rank, int verbosity)
     log_verbosity = verbosity;
 }
 
+int fti_log_enabled(int level) { return level >= log_verbosity; }
+
 static void vlog(int level, const char *fmt, va_list ap)
 {
     static const char *tag[] = {"", "debug", "info", "warning", "error"};

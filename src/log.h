@@ -12,6 +12,9 @@ enum { FTI_LOG_DEBUG = 1, FTI_LOG_INFO = 2, FTI_LOG_WARN = 3, FTI_LOG_ERROR = 4 
 /* Sets the rank shown in the prefix and the minimum level printed. */
 void fti_log_setup(int rank, int verbosity);
 
+/* Whether messages of `level` are printed at the configured verbosity. */
+int fti_log_enabled(int level);
+
 void fti_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* As fti_log, but only on rank 0 (and where no rank is set yet, -1): for

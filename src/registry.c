@@ -160,6 +160,14 @@ static fti_err protect(fti_registry *r, int id, void *ptr, int64_t count, int ty
     return e;
 }
 
+uint64_t fti_registry_bytes(const fti_registry *r)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < r->nvars; i++)
+        sum += fti_var_bytes(&r->vars[i]);
+    return sum;
+}
+
 fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type)
 {
     return protect(r, id, ptr, count, type, NULL, NULL);

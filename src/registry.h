@@ -71,6 +71,8 @@ fti_err fti_registry_protect_device(fti_registry *r, int id, const fti_device_op
                                     void *handle, void *owned, int64_t count, int type);
 fti_var *fti_registry_find(fti_registry *r, int id);
 uint64_t fti_var_bytes(const fti_var *v);
+/* This rank's checkpoint data size: every protected variable's bytes. */
+uint64_t fti_registry_bytes(const fti_registry *r);
 
 fti_err fti_registry_new_type(fti_registry *r, size_t size, const char *name, int composite,
                               int *type_out);

@@ -33,3 +33,6 @@ expect_pass() {
 # local_files GLOB: how many local checkpoint files match (all ranks).
 local_files() { find "$LOCAL_DIR" -type f -name "$1" | wc -l; }
 global_files() { find "$T/global" -type f -name "$1" | wc -l; }
+
+# sem_out OUT CONFIG MODE ARGS...: sem with stdout in OUT (stderr stays).
+sem_out() { local out="$1"; shift; sem "$@" > "$out"; }
