@@ -20,9 +20,10 @@
 ! message: the library stores one byte range). The library keeps the
 ! address, so the actual argument must have the TARGET or POINTER attribute
 ! and stay where it is until it is protected again or FTI_Finalize.
-! Derived types: make an id with FTI_InitType(tid, storage_size(x)/8, err) and
+! Derived types: make an id with tid = FTI_InitType(storage_size(x)/8) and
 ! call FTI_Protect(id, x, tid, err), or FTI_Protect(id, c_loc(x), count, tid,
-! err). Types with allocatable or pointer components cannot be protected as
+! err). FTI_InitType is a function, as in FTI 1.6; module fti_v14 is this
+! module with FTI 1.4's subroutine form call FTI_InitType(tid, size, err). Types with allocatable or pointer components cannot be protected as
 ! bytes (the checkpoint would hold addresses, not data).
 !
 ! The application communicator is also the module variable FTI_COMM_WORLD of
@@ -66,7 +67,7 @@ module fti
 
   public :: FTI_Init, FTI_Status, FTI_Protect, FTI_InitType, FTI_Snapshot, FTI_Checkpoint
   public :: FTI_Recover, FTI_RecoverVarInit, FTI_RecoverVar, FTI_RecoverVarFinalize
-  public :: FTI_GetStoredSize, FTI_Finalize, FTI_setIDFromString, FTI_getIDFromString
+  public :: FTI_GetStoredSize, FTI_Realloc, FTI_Finalize, FTI_setIDFromString, FTI_getIDFromString
   public :: FTI_InitICP, FTI_AddVarICP, FTI_FinalizeICP
   public :: FTI_InitCompositeType, FTI_AddScalarField, FTI_AddVectorField
 
@@ -91,6 +92,9 @@ module fti
     module procedure protect_typed, protect_cptr4, protect_cptr8
   end interface
 
+  ! FTI 1.6's function form: tid = FTI_InitType(size), FTI_NSCS on error.
+  ! (Fortran forbids one generic for functions and subroutines: FTI 1.4's
+  ! subroutine form lives in module fti_v14.)
   interface FTI_InitType
     module procedure init_type4, init_type8
   end interface
@@ -174,6 +178,11 @@ module fti
       import :: c_int, c_int64_t
       integer(c_int), value :: id
     end function
+    type(c_ptr) function c_realloc(id, ptr) bind(C, name="FTI_Realloc")
+      import :: c_int, c_ptr
+      integer(c_int), value :: id
+      type(c_ptr), value :: ptr
+    end function
     integer(c_int) function c_finalize() bind(C, name="FTI_Finalize")
       import :: c_int
     end function
@@ -236,30 +245,26 @@ contains
   ! ---- types ----------------------------------------------------------------
 
   ! Local. A new opaque type of `size` bytes (storage_size(x)/8 for a
-  ! derived-type x) whose id goes to `type`. size may be a default or an
-  ! 8-byte integer (so FTI codes passing the GNU `sizeof` compile).
-  subroutine init_type4(type, size, err)
-    integer, intent(out) :: type
-    integer(int32), intent(in) :: size
-    integer, intent(out) :: err
-    integer(c_int) :: tid
-    err = c_init_type(tid, size)
-    if (err /= FTI_SCES) return
-    type = tid
-    call fti_f_type_record(type, size)
-  end subroutine
-
-  subroutine init_type8(type, size, err)
-    integer, intent(out) :: type
+  ! derived-type x); returns its id, FTI_NSCS on error. size may be a default
+  ! or an 8-byte integer (FTI codes pass the GNU `sizeof`, FTI 1.6 c_size_t).
+  integer function init_type8(size) result(tid)
     integer(int64), intent(in) :: size
-    integer, intent(out) :: err
+    tid = FTI_NSCS
     if (size < 1 .or. size > huge(0_c_int)) then
       call log_error('FTI_InitType (Fortran): size out of range [1, 2^31-1]')
-      err = FTI_NSCS
       return
     end if
-    call init_type4(type, int(size, int32), err)
-  end subroutine
+    tid = init_type4(int(size, int32))
+  end function
+
+  integer function init_type4(size) result(tid)
+    integer(int32), intent(in) :: size
+    integer(c_int) :: c_tid
+    tid = FTI_NSCS
+    if (c_init_type(c_tid, size) /= FTI_SCES) return
+    tid = c_tid
+    call fti_f_type_record(tid, size)
+  end function
 
   ! Local. A composite type of `size` bytes named `name`; returns its id
   ! (FTI_NSCS on error). Fields are added with FTI_AddScalarField and
@@ -584,6 +589,22 @@ contains
     integer, intent(in) :: id
     integer(int64), intent(out) :: size
     size = c_get_stored_size(id)
+  end subroutine
+
+  ! Local, on a restart: resizes the memory at ptr, which C's malloc
+  ! allocated (never Fortran ALLOCATE memory), to the stored size of the
+  ! protected variable id and protects it there, as FTI_Realloc in C.
+  ! ierr = FTI_NSCS when it fails (ptr is then unchanged).
+  subroutine FTI_Realloc(id, ptr, ierr)
+    integer, intent(in) :: id
+    type(c_ptr), intent(inout) :: ptr
+    integer, intent(out) :: ierr
+    type(c_ptr) :: moved
+    moved = c_realloc(id, ptr)
+    ierr = FTI_NSCS
+    if (.not. c_associated(moved)) return
+    ptr = moved
+    ierr = FTI_SCES
   end subroutine
 
   ! ---- names and incremental checkpoints ------------------------------------

@@ -1,4 +1,5 @@
-! derived - derived types through FTI_InitType, in the three ways a Fortran
+! derived - derived types through FTI_InitType in FTI 1.4's subroutine form
+! (module fti_v14), in the three ways a Fortran
 ! code can protect them: the generic FTI_Protect with a type id (an
 ! allocatable rank-1 array and a rank-2 pointer), and the C-style form with
 ! c_loc and a default or 8-byte count. Checked field by field after restart.
@@ -41,7 +42,7 @@ end module particles
 program derived
   use, intrinsic :: iso_c_binding, only: c_loc
   use, intrinsic :: iso_fortran_env, only: int64
-  use fti
+  use fti_v14
   use ftest
   use particles
   implicit none

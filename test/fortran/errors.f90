@@ -4,12 +4,13 @@
 !   - FTI_Protect before FTI_Init and after FTI_Finalize;
 !   - a pointer slice with a stride, a 2-D section that skips rows, and an
 !     assumed-size array (its extent is unknown);
-!   - an element size that is not a whole number of the given type;
+!   - FTI_InitType (function form) of a size out of range; an element size
+!     that is not a whole number of the given type;
 !   - a contiguous section is accepted;
 !   - the type ids: C ones as in fti.h, Fortran kinds mapped to C where the
 !     storage is the same, distinct opaque ids otherwise; FTI_COMM_WORLD.
 program errors
-  use, intrinsic :: iso_fortran_env, only: real64
+  use, intrinsic :: iso_fortran_env, only: int64, real64
   use mpi
   use fti
   use fti_comm
@@ -42,8 +43,12 @@ program errors
   call expect_code(err, FTI_NSCS, 'FTI_Protect of a section skipping rows', nbad)
   call FTI_Protect(4, grid(:, 2:5), err)
   call expect_code(err, FTI_SCES, 'FTI_Protect of a contiguous section', nbad)
-  call FTI_InitType(t12, 12, err)
-  call expect_code(err, FTI_SCES, 'FTI_InitType(12)', nbad)
+  t12 = FTI_InitType(0)
+  call expect_code(t12, FTI_NSCS, 'FTI_InitType(0)', nbad)
+  t12 = FTI_InitType(huge(0_int64))
+  call expect_code(t12, FTI_NSCS, 'FTI_InitType(huge)', nbad)
+  t12 = FTI_InitType(12)
+  call expect(t12 > FTI_LDBE, 'FTI_InitType(12) makes a new id', t12, nbad)
   call FTI_Protect(5, line, t12, err)
   call expect_code(err, FTI_NSCS, 'FTI_Protect of 8-byte elements as a 12-byte type', nbad)
   call protect_assumed_size(line)

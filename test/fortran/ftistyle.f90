@@ -2,8 +2,9 @@
 ! (FTI v1.4-v1.6 idioms: `use FTI` with `use MPI`, a variable of their own
 ! named FTI_comm_world handed to FTI_Init and replaced by it, a pointer to
 ! the iteration counter, pointer arrays, c_loc with a default-integer count,
-! FTI_Snapshot in the loop). The compile test builds it unchanged with
-! nothing but mpif90 and the module; it then runs it.
+! FTI_Snapshot in the loop, FTI 1.6's tid = FTI_InitType(size)). The
+! compile test builds it unchanged with nothing but mpif90 and the module;
+! it then runs it.
 program ftistyle
    use FTI
    use MPI
@@ -27,7 +28,7 @@ program ftistyle
    g = 0
    stamps = 0
    ptriter => iter
-   call FTI_InitType(stamp_t, 8, err)
+   stamp_t = FTI_InitType(8)
    call FTI_Protect(0, ptriter, err)
    call FTI_Protect(1, g, err)
    call FTI_Protect(2, c_loc(stamps), 4, stamp_t, err)
