@@ -21,6 +21,13 @@ int fti_first_failed(MPI_Comm comm, int ok);
  * all ranks update ctx->meta alike. */
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c);
 
+/* This rank's first file of checkpoint c (the local file), written from the
+ * variables of `reg`: the context's registry, or an asynchronous
+ * checkpoint's copy of it (ckpt_copy.h). Not collective: the helper thread
+ * calls it. *bytes: the file's size. */
+fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
+                                  uint64_t *bytes);
+
 /* Seconds, for timing. */
 double fti_now(void);
 
