@@ -322,6 +322,33 @@ int fti_capture_to_file(fti_capture_sets *sets, const fti_device_ops *ops, const
     return p.failed ? -1 : 0;
 }
 
+/* ---- device -> host memory ------------------------------------------------ */
+
+int fti_capture_to_memory(fti_capture_sets *sets, const fti_device_ops *ops, const void *handle,
+                          size_t n, void *dst, size_t bufsize, char *err, size_t errlen)
+{
+    pipe_t p;
+    pipe_init(&p, ops, bufsize, err, errlen);
+    if (check_args(&p, handle, n, 0, 0, bufsize) != 0)
+        return -1;
+    if (dst == NULL && n > 0)
+        return pipe_error(&p, "capture: NULL host destination of %zu bytes", n);
+    if (n == 0)
+        return 0;
+    pipe_attach(&p, sets);
+    int rc = pipe_open(&p, n);
+    if (rc == 0)
+        rc = pipe_order(&p, handle);
+    for (size_t i = 0; rc == 0 && i < p.nchunks; i++) {
+        int b = (int)(i % (size_t)p.depth);
+        if (ops->to_host(p.set->stream[b], (char *)dst + i * p.chunk, handle, i * p.chunk,
+                         chunk_len(&p, i, n)) != 0)
+            rc = pipe_device_error(&p, "device->host copy", i);
+    }
+    pipe_close(&p); /* waits for every copy; a failed one is recorded there */
+    return p.failed ? -1 : 0;
+}
+
 /* ---- file -> device ------------------------------------------------------- */
 
 /* Reads and hashes chunk idx into its buffer once the buffer's previous copy

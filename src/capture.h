@@ -59,6 +59,13 @@ int fti_capture_to_file(fti_capture_sets *sets, const fti_device_ops *ops, const
                         size_t n, int fd, off_t off, size_t bufsize, fti_hash *hash, char *err,
                         size_t errlen);
 
+/* Copies n bytes of device region `handle` into host memory dst (pageable),
+ * in chunks of `bufsize` bytes queued on the streams of ops' set in `sets`
+ * (as fti_capture_to_file: ordered after the application's device work).
+ * Returns 0 once every byte is in dst, or -1 (err). */
+int fti_capture_to_memory(fti_capture_sets *sets, const fti_device_ops *ops, const void *handle,
+                          size_t n, void *dst, size_t bufsize, char *err, size_t errlen);
+
 /* Reads n bytes from fd at `off` into device region `handle` (the reverse
  * pipeline), updating *hash with the bytes read; sets as above. Returns 0,
  * once every byte is on the device, or -1 (err). */

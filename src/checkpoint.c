@@ -65,7 +65,8 @@ static int next_slot(const fti_meta *m, int level)
     return m->cur[level].valid ? 1 - m->cur[level].slot : 0;
 }
 
-static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
+                                  uint64_t *bytes)
 {
     char path[FTI_PATH_MAX];
     fti_file_header hdr;
@@ -76,7 +77,7 @@ static fti_err write_local(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     hdr.rank = (uint32_t)ctx->topo.app_rank;
     hdr.exec_tag = fti_exec_tag(ctx->dirs.exec_id);
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_err e = fti_file_write_sets(path, &ctx->reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
+    fti_err e = fti_file_write_sets(path, reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
                                     &ctx->capture);
     if (e == FTI_E_OK) {
         *bytes = hdr.file_size;
@@ -124,7 +125,7 @@ static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 #endif
     if (fti_l4_writes_direct(ctx, c))
         return fti_l4_write(ctx, c, bytes);
-    return write_local(ctx, c, bytes);
+    return fti_checkpoint_write_from(ctx, &ctx->reg, c, bytes);
 }
 
 /* Checkpoint c is committed: for level 4, the dCP layers it made obsolete go. */
@@ -176,6 +177,11 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
     c.io = dcp ? FTI_IO_DCP : h5single ? FTI_IO_H5_SINGLE : level == 4 ? ctx->cfg.ckpt_io : 0;
 
+    /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
+    if (!direct_l4(&c) && !(level == 4 && fti_dcp_active(ctx)) && fti_post_stage(ctx, &c, &tm)) {
+        ctx->ckpt_count++;
+        return FTI_E_OK;
+    }
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */
     e = write_first(ctx, &c, &mine);

@@ -49,6 +49,7 @@ static const key_spec known_keys[] = {
     INTK("basic", "keep_l4_ckpt", keep_l4_ckpt, 0, 1),
     INTK("basic", "l4_local_copy", l4_local_copy, 0, 1),         /* ours */
     INTK("basic", "keep_all_levels", keep_all_levels, 0, 1), /* ours */
+    INTK("basic", "staging_mib", staging_mib, 0, 1 << 20),    /* ours: async checkpoints */
     INTK("basic", "keep_heads_alive", keep_heads_alive, 0, 1),
     INTK("basic", "group_size", group_size, 1, 32),
     INTK("basic", "max_sync_intv", max_sync_intv, 0, INT_MAX),

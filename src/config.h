@@ -36,6 +36,8 @@ typedef struct fti_config {
     int keep_l4_ckpt;
     int l4_local_copy;     /* (ours) 1: an L4 checkpoint keeps its local file too */
     int keep_all_levels;   /* (ours) 1: no checkpoint is removed or flushed by a later one */
+    int staging_mib;       /* (ours) > 0: FTI_Checkpoint copies up to this many MiB per rank
+                              and returns; the helper thread writes the copy */
     int keep_heads_alive; /* 1: heads return FTI_HEAD from FTI_Init instead of exiting */
     int group_size;
     int group_size_given; /* the key was in the file (else the default adapts to the job) */

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 
 int fti_fault_enabled = 0;
 
-typedef enum { F_WRITE, F_CRASH, F_FLIP, F_TRUNCATE } fault_kind;
+typedef enum { F_WRITE, F_CRASH, F_FLIP, F_TRUNCATE, F_DELAY } fault_kind;
 
 typedef struct fault_point {
     fault_kind kind;
@@ -58,19 +59,22 @@ static int rank_selected(const char *spec, int rank)
  * flip or truncate only where a file was just written (an accepted point
  * always injects). */
 static const char *const crash_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                           "dcp_layer", "before_commit", "after_commit", "recovery", NULL};
+                                           "dcp_layer", "before_commit", "after_commit", "recovery",
+                                           "staged", NULL};
 static const char *const file_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
                                           "dcp_layer", NULL};
 
 static int phase_allowed(fault_kind kind, const char *phase)
 {
-    for (const char *const *p = kind == F_CRASH ? crash_phases : file_phases; *p; p++)
+    int anywhere = kind == F_CRASH || kind == F_DELAY;
+    for (const char *const *p = anywhere ? crash_phases : file_phases; *p; p++)
         if (strcmp(*p, phase) == 0)
             return 1;
     return 0;
 }
 
-/* One point: write:N:ERRNO | crash:PHASE[:N] | flip:PHASE[:N] | truncate:PHASE[:N],
+/* One point: write:N:ERRNO | crash:PHASE[:N] | delay:PHASE[:N] | flip:PHASE[:N] |
+ * truncate:PHASE[:N],
  * each optionally followed by @RANK[+RANK...]. Returns NULL, or why not. */
 static const char *parse_point(char *spec, int rank)
 {
@@ -82,7 +86,7 @@ static const char *parse_point(char *spec, int rank)
     char *a = strtok(NULL, ":");
     char *b = strtok(NULL, ":");
     if (kind == NULL || a == NULL)
-        return "a point is KIND:ARG (write:N, crash:PHASE, flip:PHASE, truncate:PHASE)";
+        return "a point is KIND:ARG (write:N, crash:PHASE, delay:PHASE, flip:PHASE, truncate:PHASE)";
     if (npoints == MAX_POINTS)
         return "more than 8 points";
     fault_point p = {0};
@@ -95,15 +99,16 @@ static const char *parse_point(char *spec, int rank)
             return "write:N[:ERRNO] needs N >= 1 and ERRNO one of EIO, ENOSPC, EDQUOT, EROFS";
     } else {
         if (strcmp(kind, "crash") == 0) p.kind = F_CRASH;
+        else if (strcmp(kind, "delay") == 0) p.kind = F_DELAY;
         else if (strcmp(kind, "flip") == 0) p.kind = F_FLIP;
         else if (strcmp(kind, "truncate") == 0) p.kind = F_TRUNCATE;
-        else return "unknown kind (write, crash, flip, truncate)";
+        else return "unknown kind (write, crash, delay, flip, truncate)";
         snprintf(p.phase, sizeof p.phase, "%s", a);
         if (b) p.nth = strtol(b, NULL, 10);
         if (p.nth <= 0)
             return "the count N of KIND:PHASE:N must be >= 1";
         if (!phase_allowed(p.kind, p.phase))
-            return p.kind == F_CRASH ? "unknown phase" :
+            return p.kind == F_CRASH || p.kind == F_DELAY ? "unknown phase" :
                    "flip and truncate need a phase that writes a file: after_local_write, "
                    "l2_send, l3_encode, l4_flush or dcp_layer";
     }
@@ -198,6 +203,11 @@ void fti_fault_phase_hook(const char *phase)
         if (p->kind == F_CRASH && fires(p, phase)) {
             fti_log(FTI_LOG_WARN, "fault injection: crash at phase '%s'", phase);
             _exit(42);
+        }
+        if (p->kind == F_DELAY && fires(p, phase)) { /* widens a race window in tests */
+            fti_log(FTI_LOG_WARN, "fault injection: 1 s delay at phase '%s'", phase);
+            struct timespec one = {1, 0};
+            nanosleep(&one, NULL);
         }
     }
 }

@@ -8,6 +8,7 @@
 #include "checkpoint.h"
 #include "collective.h"
 #include "walltime.h"
+#include "ckpt_copy.h"
 #include "fault.h"
 #include "fti.h"
 #include "levels/levels.h"
@@ -28,6 +29,12 @@ struct fti_post {
     int has_job, done, quit, started;
     fti_err result;
     double post_secs;    /* metrics: duration of the job in the thread */
+    /* staging_mib: the thread writes the checkpoint from a copy of the data */
+    int can_stage;       /* the thread runs and staging_mib > 0 */
+    int staged;          /* the job in flight is a staged one (the thread runs all of it) */
+    fti_ckpt_copy copy;
+    double write_secs;   /* metrics: the staged job's local write */
+    uint64_t bytes;      /* metrics: its local file */
     /* head */
     int head_attached;   /* application rank served by a head */
     MPI_Request reply;
@@ -40,6 +47,53 @@ struct fti_post {
 
 /* ---- helper thread ------------------------------------------------------- */
 
+/* Level post-processing of c over this rank's ring (in the thread). */
+static fti_err ring_post(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_ring ring;
+    fti_ring_of(ctx, &ring);
+    fti_fault_phase(fti_level_phase(c->level));
+    return fti_level(c->level)->post(ctx, c, &ring);
+}
+
+static fti_err run_post(fti_ctx *ctx, const fti_commit *c)
+{
+    double t0 = fti_now();
+    fti_err e = ring_post(ctx, c);
+    ctx->post->post_secs = fti_now() - t0;
+    return e;
+}
+
+static fti_err head_post(fti_ctx *ctx, const fti_commit *c);
+
+/* The thread's part of a staged job: the local file from the copy, then
+ * (every rank's write agreed on over topo.flush, which only this thread
+ * uses meanwhile) the level's post-processing, on the head when it serves
+ * this level. c->bytes becomes the checkpoint's size. */
+static fti_err run_staged(fti_post *p, fti_commit *c)
+{
+    fti_ctx *ctx = p->ctx;
+    fti_fault_phase("staged");
+    double t0 = fti_now();
+    uint64_t mine = 0;
+    fti_err e = fti_checkpoint_write_from(ctx, &p->copy.reg, c, &mine);
+    p->write_secs = fti_now() - t0;
+    p->bytes = mine;
+    uint64_t v[2] = {mine, e != FTI_E_OK}, all[2] = {0, 1};
+    MPI_Allreduce(v, all, 2, MPI_UINT64_T, MPI_SUM, ctx->topo.flush);
+    c->bytes = all[0];
+    if (e == FTI_E_OK && all[1] != 0)
+        e = fti_fail(FTI_E_IO, "asynchronous checkpoint #%llu: the local write failed on %llu "
+                     "other rank(s)", (unsigned long long)c->seq, (unsigned long long)all[1]);
+    if (e != FTI_E_OK || c->level < 2) {
+        p->post_secs = 0;
+        return e;
+    }
+    if (p->mode == POST_HEAD && fti_post_async_available(ctx, c->level))
+        return head_post(ctx, c);
+    return run_post(ctx, c);
+}
+
 static void *thread_main(void *arg)
 {
     fti_post *p = arg;
@@ -51,14 +105,9 @@ static void *thread_main(void *arg)
             break;
         fti_commit c = p->job;
         pthread_mutex_unlock(&p->mu);
-        fti_ring ring;
-        fti_ring_of(p->ctx, &ring);
-        fti_fault_phase(fti_level_phase(c.level));
-        double t0 = fti_now();
-        fti_err e = fti_level(c.level)->post(p->ctx, &c, &ring);
-        double secs = fti_now() - t0;
+        fti_err e = p->staged ? run_staged(p, &c) : run_post(p->ctx, &c);
         pthread_mutex_lock(&p->mu);
-        p->post_secs = secs;
+        p->job = c; /* a staged job learned its size */
         p->result = e;
         p->done = 1;
         p->has_job = 0;
@@ -73,14 +122,26 @@ static int wants_async(const fti_config *cfg)
     return !cfg->inline_l[2] || !cfg->inline_l[3] || !cfg->inline_l[4];
 }
 
+static void warn_no_thread(fti_ctx *ctx)
+{
+    if (ctx->topo.app_rank != 0)
+        return;
+    if (ctx->cfg.staging_mib > 0)
+        fti_log(FTI_LOG_WARN, "config %s: staging_mib = %d needs MPI initialised with "
+                "MPI_Init_thread(MPI_THREAD_MULTIPLE); checkpoints are written synchronously",
+                ctx->cfg.file, ctx->cfg.staging_mib);
+    if (!ctx->cfg.head && wants_async(&ctx->cfg))
+        fti_log(FTI_LOG_WARN, "config %s: inline_lX = 0 without heads needs MPI initialised with "
+                "MPI_Init_thread(MPI_THREAD_MULTIPLE); post-processing runs inline", ctx->cfg.file);
+}
+
+/* The helper thread; with heads it only runs staged jobs (mode stays HEAD). */
 static fti_err start_thread(fti_ctx *ctx, fti_post *p)
 {
     int level;
     MPI_Query_thread(&level);
     if (level < MPI_THREAD_MULTIPLE) {
-        if (ctx->topo.app_rank == 0)
-            fti_log(FTI_LOG_WARN, "config %s: inline_lX = 0 without heads needs MPI initialised with "
-                    "MPI_Init_thread(MPI_THREAD_MULTIPLE); post-processing runs inline", ctx->cfg.file);
+        warn_no_thread(ctx);
         return FTI_E_OK;
     }
     pthread_mutex_init(&p->mu, NULL);
@@ -88,7 +149,9 @@ static fti_err start_thread(fti_ctx *ctx, fti_post *p)
     if (pthread_create(&p->thread, NULL, thread_main, p) != 0)
         return fti_fail(FTI_E_NOMEM, "cannot start the post-processing thread");
     p->started = 1;
-    p->mode = POST_THREAD;
+    p->can_stage = ctx->cfg.staging_mib > 0;
+    if (p->mode == POST_INLINE)
+        p->mode = POST_THREAD;
     return FTI_E_OK;
 }
 
@@ -103,9 +166,9 @@ fti_err fti_post_init(fti_ctx *ctx)
     if (ctx->cfg.head) {
         p->mode = POST_HEAD;
         p->head_attached = !ctx->topo.is_head;
-        return FTI_E_OK;
+        return p->head_attached && ctx->cfg.staging_mib > 0 ? start_thread(ctx, p) : FTI_E_OK;
     }
-    return wants_async(&ctx->cfg) ? start_thread(ctx, p) : FTI_E_OK;
+    return wants_async(&ctx->cfg) || ctx->cfg.staging_mib > 0 ? start_thread(ctx, p) : FTI_E_OK;
 }
 
 void fti_post_shutdown(fti_ctx *ctx)
@@ -126,8 +189,23 @@ void fti_post_shutdown(fti_ctx *ctx)
         int bye = 0;
         MPI_Send(&bye, 1, MPI_INT, ctx->topo.head_global, TAG_END(ctx), ctx->topo.global);
     }
+    fti_ckpt_copy_free(&p->copy);
     free(p);
     ctx->post = NULL;
+}
+
+/* In the thread: the head post-processes c for this rank's node. */
+static fti_err head_post(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_post *p = ctx->post;
+    double t0 = fti_now();
+    int ok = 0;
+    MPI_Send(c, (int)sizeof *c, MPI_BYTE, ctx->topo.head_global, TAG_JOB(ctx), ctx->topo.global);
+    MPI_Recv(&ok, 1, MPI_INT, ctx->topo.head_global, TAG_RESULT(ctx), ctx->topo.global,
+             MPI_STATUS_IGNORE);
+    p->post_secs = fti_now() - t0;
+    return ok ? FTI_E_OK : fti_fail(FTI_E_IO, "level %d post-processing of checkpoint #%llu "
+                                    "failed on the head", c->level, (unsigned long long)c->seq);
 }
 
 int fti_post_async_available(fti_ctx *ctx, int level)
@@ -145,7 +223,7 @@ fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c)
     fti_post *p = ctx->post;
     p->job = *c;
     p->in_flight = 1;
-    if (p->mode == POST_THREAD) {
+    if (p->mode == POST_THREAD || p->staged) {
         pthread_mutex_lock(&p->mu);
         p->has_job = 1;
         p->done = 0;
@@ -160,10 +238,52 @@ fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c)
     return FTI_E_OK;
 }
 
+/* Rank 0's one line when a checkpoint cannot be staged (all[]: see fti_post_stage). */
+static void log_fallback(fti_ctx *ctx, const fti_commit *c, const uint64_t *all)
+{
+    if (ctx->topo.app_rank != 0 || all[1] != 0) /* no thread: said once at FTI_Init */
+        return;
+    if (all[2] != 0)
+        fti_log(FTI_LOG_WARN, "checkpoint #%llu: the copy for staging failed on a rank (see its "
+                "message); written synchronously", (unsigned long long)c->seq);
+    else
+        fti_log(FTI_LOG_INFO, "checkpoint #%llu: %.1f MiB of protected data on the largest rank "
+                "exceed staging_mib = %d; written synchronously", (unsigned long long)c->seq,
+                (double)all[0] / (1 << 20), ctx->cfg.staging_mib);
+}
+
+int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
+{
+    fti_post *p = ctx->post;
+    if (p == NULL || ctx->cfg.staging_mib == 0) /* the same on every rank */
+        return 0;
+    uint64_t need = fti_ckpt_copy_need(&ctx->reg);
+    int fits = p->can_stage && need <= (uint64_t)ctx->cfg.staging_mib << 20;
+    fti_err e = fits ? fti_ckpt_copy_take(&p->copy, &ctx->reg, &ctx->capture,
+                                          (size_t)ctx->cfg.gpu_host_bufsize) : FTI_E_OK;
+    uint64_t v[3] = {need, !p->can_stage, e != FTI_E_OK}, all[3];
+    MPI_Allreduce(v, all, 3, MPI_UINT64_T, MPI_MAX, ctx->topo.app);
+    if (all[1] != 0 || all[2] != 0 || all[0] > (uint64_t)ctx->cfg.staging_mib << 20) {
+        log_fallback(ctx, c, all);
+        return 0;
+    }
+    p->staged = 1;
+    tm->async = 1; /* metrics: finish() writes the line once it is committed */
+    tm->handover = fti_now();
+    tm->app_wait = tm->handover - tm->start;
+    ctx->metrics.pending = *tm;
+    fti_post_start(ctx, c);
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d staged (%.1f MiB copied on the largest "
+                "rank), written in the background", (unsigned long long)c->seq, c->level,
+                (double)all[0] / (1 << 20));
+    return 1;
+}
+
 static int local_done(fti_post *p)
 {
     int done = 0;
-    if (p->mode == POST_THREAD) {
+    if (p->mode == POST_THREAD || p->staged) {
         pthread_mutex_lock(&p->mu);
         done = p->done;
         pthread_mutex_unlock(&p->mu);
@@ -177,7 +297,7 @@ static int local_done(fti_post *p)
 
 static fti_err local_wait(fti_post *p)
 {
-    if (p->mode == POST_THREAD) {
+    if (p->mode == POST_THREAD || p->staged) {
         pthread_mutex_lock(&p->mu);
         while (!p->done)
             pthread_cond_wait(&p->cv, &p->mu);
@@ -197,7 +317,12 @@ static fti_err finish(fti_ctx *ctx)
     p->in_flight = 0;
     /* metrics: heads do not report their duration; the hand-over to now is an upper bound */
     fti_ckpt_timing *tm = &ctx->metrics.pending;
-    tm->post = p->mode == POST_THREAD ? p->post_secs : fti_now() - tm->handover;
+    tm->post = p->mode == POST_THREAD || p->staged ? p->post_secs : fti_now() - tm->handover;
+    if (p->staged) {
+        tm->write = p->write_secs;
+        tm->bytes = p->bytes;
+        p->staged = 0;
+    }
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
         fti_metrics_checkpoint(ctx, &p->job, tm, "failed");
         return fti_fail(FTI_E_IO, "asynchronous level %d post-processing of checkpoint #%llu failed; "

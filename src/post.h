@@ -2,7 +2,8 @@
  * post.h - post-processing of L2-L4 checkpoints off the application's path:
  * on the node's head rank (head=1) or in a helper thread (inline_lX=0). The
  * commit happens only once every rank's post-processing succeeded; the
- * application's next checkpoint waits for the previous one.
+ * application's next checkpoint waits for the previous one. With staging_mib,
+ * the helper thread also writes the local file, from a copy of the data.
  */
 #ifndef FTI_POST_H
 #define FTI_POST_H
@@ -14,6 +15,14 @@ int fti_post_async_available(fti_ctx *ctx, int level);
 
 /* Hands checkpoint c (local files written on every rank) to the async worker. */
 fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c);
+
+/* Collective ([basic] staging_mib > 0): copies the protected data and hands
+ * checkpoint c (nothing written yet) to the helper thread, which writes the
+ * local file from the copy and post-processes it; returns 1 then, with tm
+ * kept for the metrics line of the commit. Returns 0 on every rank when any
+ * rank cannot (no thread, data over staging_mib, a failed device copy): the
+ * caller writes c synchronously. Nothing may be in flight. */
+int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm);
 
 /* Collective: waits for the job in flight, if any, and commits it when every
  * rank succeeded. FTI_E_OK when nothing was pending. */

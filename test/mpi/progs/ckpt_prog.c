@@ -6,6 +6,11 @@
  *   ckpt_prog CONFIG roundtrip SEED LEVEL [KIB] fill, checkpoint, scribble, FTI_Recover in
  *                                              the same run, assert every byte
  *   ckpt_prog CONFIG expect-fail               FTI_Init must fail (prints the code)
+ *   ckpt_prog CONFIG staged SEED LEVEL KIB N [R]  N checkpoints (SEED..SEED+N-1), each
+ *                                              followed at once by overwriting every buffer;
+ *                                              then FTI_Recover must restore SEED+R (the last
+ *                                              committed one; default R = N-2: the newest is
+ *                                              still in flight), then finalize
  *
  * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank), 2 bytes of odd
  * size, 3 a composite struct array, 4 an empty one. Byte values derive from
@@ -96,6 +101,31 @@ static long check_all(state *s, int seed, int rank)
            mismatches(s->parts, sizeof s->parts, seed, rank, 3);
 }
 
+/* Mode "staged" (staging_mib): the buffers change as soon as FTI_Checkpoint
+ * returns, so a checkpoint written from the live buffers in the background
+ * would hold the wrong bytes; check SEED+N-1 proves it holds these. */
+static int staged(state *s, int seed, int rank, int level, int n, int r)
+{
+    int status = 0;
+    for (int k = 0; k < n; k++) {
+        fill_all(s, seed + k, rank);
+        if (FTI_Checkpoint(seed + k, level) != FTI_DONE) {
+            fprintf(stderr, "rank %d: FTI_Checkpoint(%d) failed\n", rank, seed + k);
+            status = 1;
+        }
+        fill_all(s, 7777, rank);
+    }
+    if (r >= 0) {
+        long bad = FTI_Recover() == FTI_SCES ? check_all(s, seed + r, rank) : -1;
+        if (bad != 0) {
+            fprintf(stderr, "rank %d: FTI_Recover in the same run: %ld bytes differ from "
+                    "checkpoint %d\n", rank, bad, seed + r);
+            status = 1;
+        }
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -155,6 +185,12 @@ int main(int argc, char **argv)
         status = total != 0;
         if (rank == 0)
             printf("%s: restored bytes %s\n", status ? "FAIL" : "PASS", status ? "differ" : "identical");
+    } else if (strcmp(mode, "staged") == 0 && argc > 6) {
+        size_t kib = (size_t)atol(argv[5]);
+        if (protect_all(&s, rank, kib) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        int n = atoi(argv[6]);
+        status = staged(&s, seed, rank, atoi(argv[4]), n, argc > 7 ? atoi(argv[7]) : n - 2);
     } else if (strcmp(mode, "check") == 0) {
         size_t kib = argc > 4 ? (size_t)atol(argv[4]) : 256;
         if (FTI_Status() == 0) {
