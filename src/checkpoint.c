@@ -178,7 +178,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     c.io = dcp ? FTI_IO_DCP : h5single ? FTI_IO_H5_SINGLE : level == 4 ? ctx->cfg.ckpt_io : 0;
 
     /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
-    if (!direct_l4(&c) && !(level == 4 && fti_dcp_active(ctx)) && fti_post_stage(ctx, &c, &tm)) {
+    if (!direct_l4(ctx, &c) && !(level == 4 && fti_dcp_active(ctx)) && fti_post_stage(ctx, &c, &tm)) {
         ctx->ckpt_count++;
         return FTI_E_OK;
     }
