@@ -50,7 +50,7 @@ static const key_spec known_keys[] = {
     INTK("basic", "l4_local_copy", l4_local_copy, 0, 1),         /* ours */
     INTK("basic", "keep_all_levels", keep_all_levels, 0, 1), /* ours */
     INTK("basic", "keep_heads_alive", keep_heads_alive, 0, 1),
-    INTK("basic", "group_size", group_size, 1, 32),
+    INTK("basic", "group_size", group_size, 1, FTI_GROUP_MAX),
     INTK("basic", "max_sync_intv", max_sync_intv, 0, INT_MAX),
     INTK("basic", "ckpt_io", ckpt_io, 1, 5),
     INTK("basic", "enable_staging", enable_staging, 0, 1),

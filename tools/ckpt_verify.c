@@ -16,7 +16,7 @@
 #include "log.h"
 #include "levels/rs_codec.h"
 
-#define MAX_G 32
+#define MAX_G FTI_GROUP_MAX
 
 typedef enum { R_NO = 0, R_YES = 1, R_UNKNOWN = -1 } verdict;
 

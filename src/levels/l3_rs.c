@@ -30,7 +30,7 @@
 #include "ring.h"
 #include "rs_codec.h"
 
-#define MAX_G 32
+#define MAX_G FTI_GROUP_MAX
 #define MANIFEST_ID (-1)
 #define PARITY_ID (-2)
 
