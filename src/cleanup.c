@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "log.h"
 
 static int is_ckpt_file(const char *name)
@@ -86,14 +87,8 @@ void fti_remove_ckpt_files(const char *dir)
 fti_err fti_remove_checkpoints(fti_ctx *ctx)
 {
     MPI_Comm app = ctx->topo.app;
-    int ok = 1;
     MPI_Barrier(app); /* nobody reads checkpoint files any more */
-    if (ctx->topo.app_rank == 0 && unlink(ctx->dirs.commit) != 0 && errno != ENOENT) {
-        fti_fail(FTI_E_IO, "cannot remove the commit record %s: %s", ctx->dirs.commit, strerror(errno));
-        ok = 0;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, app);
-    if (!ok)
+    if (fti_commit_record_remove(ctx) != FTI_E_OK)
         return FTI_E_IO; /* files stay, and so does the record naming them */
     if (ctx->topo.node_pos == 0)
         fti_remove_ckpt_files(ctx->dirs.local);
