@@ -12,9 +12,8 @@
 #include <sys/stat.h>
 
 #include "ckpt_tool.h"
-#include "levels/gf_region.h"
 #include "log.h"
-#include "levels/rs_codec.h"
+#include "plan.h"
 
 #define MAX_G FTI_GROUP_MAX
 
@@ -115,28 +114,11 @@ static void check_rank(const job *j, int rank)
 
 /* ---- level 3: can the group decode what it lost? ------------------------ */
 
-/* The library's plan (src/levels/l3_rs.c): G surviving chunks, data first,
- * whose generator rows must be invertible. */
+/* The library's own decode plan (src/plan.c, as L3 recovery runs it). */
 static int l3_decodable(int G, const int *own, const int *par)
 {
-    int pick[MAX_G], n = 0, err = 0;
-    for (int i = 0; i < G && n < G; i++)
-        if (own[i])
-            pick[n++] = i;
-    for (int i = 0; i < G && n < G; i++)
-        if (par[i])
-            pick[n++] = G + i;
-    if (n < G)
-        return 0;
-    fti_rs *rs = fti_rs_create(G, G, FTI_RS_ENGINE_AUTO, &err);
-    if (rs == NULL)
-        return 0;
-    static int A[MAX_G * MAX_G], inv[MAX_G * MAX_G];
-    for (int r = 0; r < G; r++)
-        for (int col = 0; col < G; col++)
-            A[r * G + col] = pick[r] < G ? (pick[r] == col) : fti_rs_coefficient(rs, pick[r] - G, col);
-    fti_rs_destroy(rs);
-    return fti_gf_invert(A, inv, G) == 0;
+    static int coef[MAX_G][MAX_G], pick[MAX_G], inv[MAX_G * MAX_G];
+    return fti_l3_coding_matrix(G, coef) == 0 && fti_l3_plan_decode(G, own, par, coef, pick, inv) == 0;
 }
 
 typedef struct l3_count {

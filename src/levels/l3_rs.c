@@ -27,6 +27,7 @@
 #include "integrity.h"
 #include "levels.h"
 #include "log.h"
+#include "plan.h"
 #include "ring.h"
 #include "rs_codec.h"
 
@@ -54,14 +55,9 @@ static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring,
     if (j->G < 2 || j->G > MAX_G)
         return fti_fail(FTI_E_CONFIG, "config %s: level 3 needs [basic] group_size of 2 to %d, it is %d",
                         ctx->cfg.file, MAX_G, j->G);
-    int err = 0;
-    fti_rs *rs = fti_rs_create(j->G, j->G, FTI_RS_ENGINE_AUTO, &err);
-    if (rs == NULL)
+    int err = fti_l3_coding_matrix(j->G, j->coef);
+    if (err != 0)
         return fti_fail(FTI_E_NOMEM, "L3: cannot build the Reed-Solomon code: %s", fti_rs_strerror(err));
-    for (int row = 0; row < j->G; row++)
-        for (int col = 0; col < j->G; col++)
-            j->coef[row][col] = fti_rs_coefficient(rs, row, col);
-    fti_rs_destroy(rs);
     j->chunk = fti_gf_round((size_t)ctx->cfg.block_size);
     fti_path_local(&ctx->dirs, j->data_path, 3, c->slot, ring->app_rank[ring->pos]);
     fti_path_parity(&ctx->dirs, j->parity_path, c->slot, ring->app_rank[ring->pos]);
@@ -259,19 +255,7 @@ static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c, uint64_t *p
  * data x = sum over col of inv[x][col] * chunk[pick[col]]. */
 static int plan_decode(const l3_job *j, const int *own, const int *par, int *pick, int *inv)
 {
-    int n = 0, A[MAX_G * MAX_G];
-    for (int i = 0; i < j->G && n < j->G; i++)
-        if (own[i])
-            pick[n++] = i;
-    for (int i = 0; i < j->G && n < j->G; i++)
-        if (par[i])
-            pick[n++] = j->G + i;
-    if (n < j->G)
-        return -1;
-    for (int r = 0; r < j->G; r++)
-        for (int col = 0; col < j->G; col++)
-            A[r * j->G + col] = pick[r] < j->G ? (pick[r] == col) : j->coef[pick[r] - j->G][col];
-    return fti_gf_invert(A, inv, j->G);
+    return fti_l3_plan_decode(j->G, own, par, j->coef, pick, inv);
 }
 
 typedef struct decode_io {
