@@ -7,6 +7,7 @@
 #include "ckpt_expect.h"
 #include "cleanup.h"
 #include "collective.h"
+#include "commit.h"
 #include "fault.h"
 #include "fio.h"
 #include "levels/dcp.h"
@@ -27,29 +28,12 @@
 #include "post.h"
 #include "recover.h"
 
-/* c joins the record; the lower levels leave it when their files will be removed. */
-static void record_commit(const fti_config *cfg, fti_meta *m, const fti_commit *c)
-{
-    fti_meta_commit(m, c);
-    if (!cfg->keep_all_levels)
-        fti_meta_drop_below(m, c->level);
-}
-
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
 {
-    int ok = 1;
     fti_fault_phase("before_commit");
-    if (ctx->topo.app_rank == 0) {
-        fti_meta next = ctx->meta;
-        record_commit(&ctx->cfg, &next, c);
-        ok = fti_meta_store(ctx->dirs.commit, &next) == FTI_E_OK;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
-    if (!ok)
-        return fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) not committed: rank 0 could not "
-                        "write the commit record %s", (unsigned long long)c->seq, c->level,
-                        ctx->dirs.commit);
-    record_commit(&ctx->cfg, &ctx->meta, c);
+    fti_err e = fti_commit_record_add(ctx, c);
+    if (e != FTI_E_OK)
+        return e;
     fti_metrics_job_committed(ctx, c);
     fti_conf_update(ctx, 1); /* FTI: a checkpoint exists to restart from */
     fti_jobstatus_committed(ctx->topo.app_rank, c);

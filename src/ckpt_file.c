@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "fio.h"
 #include "integrity.h"
 #include "log.h"

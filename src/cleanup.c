@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "log.h"
 
 static int is_ckpt_file(const char *name)
@@ -23,8 +24,9 @@ static int file_level(const char *name)
     return name[1] - '0';
 }
 
-/* Local files of levels below `below`, and of level 4 too when l4 is set. */
-static void remove_local_levels(const char *dir, int below, int l4)
+/* Removes the files of dir that doomed(name, arg) picks. */
+static void remove_where(const char *dir, int (*doomed)(const char *name, const int *arg),
+                         const int *arg)
 {
     DIR *d = opendir(dir);
     if (d == NULL)
@@ -32,14 +34,26 @@ static void remove_local_levels(const char *dir, int below, int l4)
     struct dirent *ent;
     char path[FTI_PATH_MAX + 256];
     while ((ent = readdir(d)) != NULL) {
-        int l = file_level(ent->d_name);
-        if (l == 0 || (l >= below && !(l == 4 && l4)))
+        if (!doomed(ent->d_name, arg))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
         if (unlink(path) != 0 && errno != ENOENT)
             fti_log(FTI_LOG_WARN, "cannot remove %s: %s", path, strerror(errno));
     }
     closedir(d);
+}
+
+/* Local files of levels below arg[0], and of level 4 too when arg[1] is set. */
+static int below_level(const char *name, const int *arg)
+{
+    int l = file_level(name);
+    return l != 0 && (l < arg[0] || (l == 4 && arg[1]));
+}
+
+static int any_ckpt_file(const char *name, const int *arg)
+{
+    (void)arg;
+    return is_ckpt_file(name);
 }
 
 int fti_prunes_after(const fti_config *cfg, int level)
@@ -54,7 +68,7 @@ void fti_prune_local(fti_ctx *ctx, int below, int l4)
      * local file before they are gone. */
     MPI_Barrier(ctx->topo.app);
     if (ctx->topo.node_pos == 0)
-        remove_local_levels(ctx->dirs.local, below, l4);
+        remove_where(ctx->dirs.local, below_level, (const int[2]){below, l4});
     MPI_Barrier(ctx->topo.app);
 }
 
@@ -67,33 +81,15 @@ void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)
 
 void fti_remove_ckpt_files(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    struct dirent *ent;
-    char path[FTI_PATH_MAX + 256];
-    while ((ent = readdir(d)) != NULL) {
-        if (!is_ckpt_file(ent->d_name))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-        if (unlink(path) != 0 && errno != ENOENT)
-            fti_log(FTI_LOG_WARN, "cannot remove %s: %s", path, strerror(errno));
-    }
-    closedir(d);
+    remove_where(dir, any_ckpt_file, NULL);
     rmdir(dir); /* only succeeds when nothing else is left */
 }
 
 fti_err fti_remove_checkpoints(fti_ctx *ctx)
 {
     MPI_Comm app = ctx->topo.app;
-    int ok = 1;
     MPI_Barrier(app); /* nobody reads checkpoint files any more */
-    if (ctx->topo.app_rank == 0 && unlink(ctx->dirs.commit) != 0 && errno != ENOENT) {
-        fti_fail(FTI_E_IO, "cannot remove the commit record %s: %s", ctx->dirs.commit, strerror(errno));
-        ok = 0;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, app);
-    if (!ok)
+    if (fti_commit_record_remove(ctx) != FTI_E_OK)
         return FTI_E_IO; /* files stay, and so does the record naming them */
     if (ctx->topo.node_pos == 0)
         fti_remove_ckpt_files(ctx->dirs.local);

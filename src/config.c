@@ -51,7 +51,7 @@ static const key_spec known_keys[] = {
     INTK("basic", "keep_all_levels", keep_all_levels, 0, 1), /* ours */
     INTK("basic", "staging_mib", staging_mib, 0, 1 << 20),    /* ours: async checkpoints */
     INTK("basic", "keep_heads_alive", keep_heads_alive, 0, 1),
-    INTK("basic", "group_size", group_size, 1, 32),
+    INTK("basic", "group_size", group_size, 1, FTI_GROUP_MAX),
     INTK("basic", "max_sync_intv", max_sync_intv, 0, INT_MAX),
     INTK("basic", "ckpt_io", ckpt_io, 1, 5),
     INTK("basic", "enable_staging", enable_staging, 0, 1),
@@ -422,12 +422,8 @@ static fti_err check_consistency(fti_config *cfg)
 
 /* A config must be text: iniparser echoes a line it cannot parse, and the
  * control bytes of a binary file would reach the terminal. */
-static fti_err check_text(const char *path)
+static fti_err check_text(const char *path, const char *text, size_t n)
 {
-    char *text = NULL;
-    size_t n = 0;
-    if (fti_read_small(path, &text, &n) != 0)
-        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
     size_t line = 1, col = 1, i = 0;
     for (; i < n; i++, col++) {
         unsigned char c = (unsigned char)text[i];
@@ -437,11 +433,31 @@ static fti_err check_text(const char *path)
             break;
     }
     unsigned char bad = i < n ? (unsigned char)text[i] : 0;
-    free(text);
     if (i == n)
         return FTI_E_OK;
     return fti_fail(FTI_E_CONFIG, "config %s: not a text INI file (byte 0x%02x at line %zu, column "
                     "%zu)", path, bad, line, col);
+}
+
+/* The file, read once for our checks (text, no key twice), then parsed by
+ * iniparser (which reads it by name) into *d. */
+static fti_err read_ini(const char *path, dictionary **d)
+{
+    char *text = NULL;
+    size_t n = 0;
+    if (fti_read_small(path, &text, &n) != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
+    fti_err e = check_text(path, text, n);
+    if (e == FTI_E_OK && (*d = iniparser_load(path)) == NULL)
+        e = fti_fail(FTI_E_CONFIG, "config %s: not a valid INI file", path);
+    if (e == FTI_E_OK)
+        e = fti_config_check_duplicates(path, text, n);
+    free(text);
+    if (e != FTI_E_OK && *d != NULL) {
+        iniparser_freedict(*d);
+        *d = NULL;
+    }
+    return e;
 }
 
 fti_err fti_config_load(fti_config *cfg, const char *path)
@@ -453,17 +469,10 @@ fti_err fti_config_load(fti_config *cfg, const char *path)
     if (access(path, R_OK) != 0)
         return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
 
-    fti_err e = check_text(path);
+    dictionary *d = NULL;
+    fti_err e = read_ini(path, &d);
     if (e != FTI_E_OK)
         return e;
-    dictionary *d = iniparser_load(path);
-    if (d == NULL)
-        return fti_fail(FTI_E_CONFIG, "config %s: not a valid INI file", path);
-    fti_err dup = fti_config_check_duplicates(path);
-    if (dup != FTI_E_OK) {
-        iniparser_freedict(d);
-        return dup;
-    }
 
     char fk[128];
     for (size_t i = 0; i < N_KNOWN && e == FTI_E_OK; i++) {

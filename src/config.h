@@ -13,6 +13,9 @@
 
 #define FTI_PATH_MAX 4096
 #define FTI_NAME_MAX 256
+/* The most nodes in a group ([basic] group_size's upper bound). L2 and L3
+ * size per-member arrays by it, so the bound is checked here, at config time. */
+#define FTI_GROUP_MAX 32
 
 typedef enum { FTI_RESTART_AUTO, FTI_RESTART_NEVER, FTI_RESTART_REQUIRED } fti_restart_mode;
 typedef enum { FTI_CODEC_NONE, FTI_CODEC_ZLIB, FTI_CODEC_ZSTD } fti_codec;

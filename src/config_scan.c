@@ -80,15 +80,29 @@ static int key_of_line(char *line, char *section, size_t seclen, char *name)
     return 1;
 }
 
-fti_err fti_config_check_duplicates(const char *path)
+/* Copies the line starting at text[*at] into line (cut at len - 1 bytes)
+ * and moves *at past it; 0 at the end of the text. */
+static int next_line(const char *text, size_t n, size_t *at, char *line, size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
+    if (*at >= n)
+        return 0;
+    const char *start = text + *at, *nl = memchr(start, '\n', n - *at);
+    size_t k = nl ? (size_t)(nl - start) : n - *at;
+    *at += k + (nl != NULL);
+    if (k >= len)
+        k = len - 1;
+    memcpy(line, start, k);
+    line[k] = '\0';
+    return 1;
+}
+
+fti_err fti_config_check_duplicates(const char *path, const char *text, size_t n)
+{
     seen_set set = {0};
     char line[4096], section[80] = "", name[SCAN_KEY_MAX];
     fti_err e = FTI_E_OK;
-    for (int no = 1; e == FTI_E_OK && fgets(line, sizeof line, f) != NULL; no++) {
+    size_t at = 0;
+    for (int no = 1; e == FTI_E_OK && next_line(text, n, &at, line, sizeof line); no++) {
         if (!key_of_line(line, section, sizeof section, name))
             continue;
         int first = seen_before(&set, name, no);
@@ -99,7 +113,6 @@ fti_err fti_config_check_duplicates(const char *path)
                          "keep one", path, section, strchr(name, ':') + 1, first, no);
     }
     free(set.keys);
-    fclose(f);
     return e;
 }
 

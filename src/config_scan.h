@@ -6,12 +6,15 @@
 #ifndef FTI_CONFIG_SCAN_H
 #define FTI_CONFIG_SCAN_H
 
+#include <stddef.h>
+
 #include "error.h"
 
-/* Reads `path` as iniparser does (sections and keys case-insensitive, '#'
- * and ';' comments) and fails with FTI_E_CONFIG naming the first key given
+/* Reads the n bytes of the config file `path` (text, read once by the
+ * caller) as iniparser does (sections and keys case-insensitive, '#' and
+ * ';' comments) and fails with FTI_E_CONFIG naming the first key given
  * twice in one section and both its lines. */
-fti_err fti_config_check_duplicates(const char *path);
+fti_err fti_config_check_duplicates(const char *path, const char *text, size_t n);
 
 /* Edit distance between a and b (insert, delete, replace one character),
  * capped at `cap`: returns cap when the distance is cap or more. */

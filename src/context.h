@@ -5,7 +5,7 @@
 #ifndef FTI_CONTEXT_H
 #define FTI_CONTEXT_H
 
-#include "capture.h"
+#include "device/capture.h"
 #include "ckpt_file.h"
 #include "config.h"
 #include "job_lock.h"
@@ -64,8 +64,8 @@ typedef struct fti_ctx {
                                  the first capture to FTI_Finalize (capture.h) */
 } fti_ctx;
 
-/* The live context for public entry points outside api.c (device_api.c,
- * fpga_monitor.c), after the call-order check; NULL with the error recorded
+/* The live context for public entry points outside api.c (device/device_api.c,
+ * device/fpga_monitor.c), after the call-order check; NULL with the error recorded
  * when the library is not initialised. */
 fti_ctx *fti_api_ctx(const char *fn);
 

@@ -121,6 +121,13 @@ void fti_meta_drop_below(fti_meta *m, int level)
     }
 }
 
+void fti_meta_record(fti_meta *m, const fti_commit *c, int keep_all_levels)
+{
+    fti_meta_commit(m, c);
+    if (!keep_all_levels)
+        fti_meta_drop_below(m, c->level);
+}
+
 int fti_meta_candidates(const fti_meta *m, fti_commit out[8])
 {
     int n = 0;

@@ -49,6 +49,10 @@ void fti_meta_commit(fti_meta *m, const fti_commit *c);
  * them once a higher level committed). */
 void fti_meta_drop_below(fti_meta *m, int level);
 
+/* The commit rule: c joins the record, and without keep_all_levels the
+ * lower levels leave it (their files are removed once c committed). */
+void fti_meta_record(fti_meta *m, const fti_commit *c, int keep_all_levels);
+
 /* Valid commits, newest (highest seq) first. Returns how many (<= 8). */
 int fti_meta_candidates(const fti_meta *m, fti_commit out[8]);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collective.h"
+#include "commit.h"
 #include "walltime.h"
 #include "ckpt_expect.h"
 #include "fio.h"
@@ -21,24 +22,6 @@
 #include "metrics.h"
 
 #define REASON_LEN 200
-
-/* Rank 0 reads the commit record; everyone gets the same copy. */
-static fti_err load_meta(fti_ctx *ctx, int *found)
-{
-    int status[2] = {0, 0}; /* ok, found */
-    if (ctx->topo.app_rank == 0) {
-        fti_err e = fti_meta_load(ctx->dirs.commit, &ctx->meta, found);
-        status[0] = e == FTI_E_OK;
-        status[1] = *found;
-    }
-    MPI_Bcast(status, 2, MPI_INT, 0, ctx->topo.app);
-    MPI_Bcast(&ctx->meta, (int)sizeof ctx->meta, MPI_BYTE, 0, ctx->topo.app);
-    *found = status[1];
-    if (!status[0])
-        return fti_fail(FTI_E_CORRUPT, "commit record %s is damaged; nothing was deleted "
-                        "(see the message of rank 0)", ctx->dirs.commit);
-    return FTI_E_OK;
-}
 
 /* Rank 0 prints which ranks could not restore candidate c, and why. */
 static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const char *why)
@@ -236,7 +219,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     int found = 0;
     if (ctx->cfg.restart == FTI_RESTART_NEVER)
         return FTI_E_OK;
-    fti_err e = load_meta(ctx, &found);
+    fti_err e = fti_commit_record_read(ctx, &found);
     if (e != FTI_E_OK)
         return e;
     r->start_seq = ctx->meta.last_seq;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "plan.h"
 
 /* node_size = 0: ask MPI which ranks share memory, and require equal nodes,
  * laid out consecutively (block placement, the common launcher default). */
@@ -39,10 +40,7 @@ static fti_err check_shape(fti_topology *t, const fti_config *cfg)
                         "and at least one application rank per node), node_size is %d",
                         cfg->file, t->node_size);
     t->nnodes = t->global_size / t->node_size;
-    t->group_size = cfg->group_size;
-    /* Without the key, the default (4) shrinks to the largest size that fits the job. */
-    while (!cfg->group_size_given && t->nnodes % t->group_size != 0)
-        t->group_size--;
+    t->group_size = fti_group_size_fit(cfg->group_size, cfg->group_size_given, t->nnodes);
     if (t->nnodes % t->group_size != 0)
         return fti_fail(FTI_E_CONFIG, "config %s: [basic] group_size = %d does not divide the %d "
                         "nodes (%d ranks / node_size %d)", cfg->file, t->group_size, t->nnodes,
@@ -72,7 +70,8 @@ static void place(fti_topology *t, int head)
 
 int fti_topology_app_rank(const fti_topology *t, int node, int pos)
 {
-    return node * t->app_per_node + pos;
+    fti_shape s = {t->app_per_node, t->group_size};
+    return fti_plan_rank_at(&s, node, pos);
 }
 
 void fti_topology_reset(fti_topology *t)

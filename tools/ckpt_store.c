@@ -5,6 +5,7 @@
  * directory of each node is chosen here (--nodes).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "ckpt_tool.h"
 #include "log.h"
+#include "plan.h"
 
 void ckpt_error(const char *fmt, ...)
 {
@@ -139,30 +141,37 @@ int ckpt_check_mapping(const ckpt_tool *t, const fti_commit *c, int need_groups,
     return CKPT_EXIT_USAGE;
 }
 
-int ckpt_node_of(const ckpt_tool *t, int rank)
+/* The job's shape as the library places ranks (src/plan.c); one node of
+ * every rank when the ranks per node are not known. */
+static fti_shape shape_of(const ckpt_tool *t, const fti_commit *c)
 {
-    return t->app_per_node > 0 ? rank / t->app_per_node : 0;
+    int nnodes = t->app_per_node > 0 ? c->nranks / t->app_per_node : 0;
+    fti_shape s = {t->app_per_node > 0 ? t->app_per_node : INT_MAX,
+                   fti_group_size_fit(t->cfg.group_size, t->cfg.group_size_given, nnodes)};
+    return s;
 }
 
-/* As src/topology.c: without the key, the default shrinks to fit the nodes. */
+int ckpt_node_of(const ckpt_tool *t, int rank)
+{
+    fti_shape s = {t->app_per_node > 0 ? t->app_per_node : INT_MAX, 1};
+    return fti_plan_node(&s, rank);
+}
+
 int ckpt_group_size(const ckpt_tool *t, const fti_commit *c)
 {
-    int G = t->cfg.group_size;
-    int nnodes = t->app_per_node > 0 ? c->nranks / t->app_per_node : 0;
-    while (!t->cfg.group_size_given && G > 1 && nnodes % G != 0)
-        G--;
-    return G;
+    return shape_of(t, c).group_size;
 }
 
 int ckpt_group_pos(const ckpt_tool *t, const fti_commit *c, int rank)
 {
-    return ckpt_node_of(t, rank) % ckpt_group_size(t, c);
+    fti_shape s = shape_of(t, c);
+    return fti_plan_group_pos(&s, rank);
 }
 
 int ckpt_member(const ckpt_tool *t, const fti_commit *c, int rank, int j)
 {
-    int G = ckpt_group_size(t, c), node = ckpt_node_of(t, rank);
-    return ((node / G) * G + j) * t->app_per_node + rank % t->app_per_node;
+    fti_shape s = shape_of(t, c);
+    return fti_plan_member(&s, rank, j);
 }
 
 void ckpt_node_layout(const ckpt_tool *t, int node, fti_layout *l)
@@ -181,7 +190,8 @@ void ckpt_path_own(const ckpt_tool *t, const fti_commit *c, int rank, char *out)
 
 void ckpt_path_partner(const ckpt_tool *t, const fti_commit *c, int rank, char *out)
 {
-    int holder = ckpt_member(t, c, rank, (ckpt_group_pos(t, c, rank) + 1) % ckpt_group_size(t, c));
+    fti_shape s = shape_of(t, c);
+    int holder = fti_plan_partner_holder(&s, rank);
     fti_layout l;
     ckpt_node_layout(t, ckpt_node_of(t, holder), &l);
     fti_path_partner(&l, out, c->slot, rank);

@@ -13,9 +13,9 @@
 
 #include "ckpt_tool.h"
 #include "log.h"
-#include "levels/rs_codec.h"
+#include "plan.h"
 
-#define MAX_G 32
+#define MAX_G FTI_GROUP_MAX
 
 typedef enum { R_NO = 0, R_YES = 1, R_UNKNOWN = -1 } verdict;
 
@@ -114,8 +114,7 @@ static void check_rank(const job *j, int rank)
 
 /* ---- level 3: can the group decode what it lost? ------------------------ */
 
-/* The library's plan (src/levels/l3_rs.c): G surviving chunks, data first,
- * whose generator rows must be invertible. */
+/* The library's own rebuild plan (src/levels/rs_codec.c, as L3 recovery runs it). */
 static int l3_decodable(int G, const int *own, const int *par)
 {
     static fti_rs_code code; /* large for a stack */

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "device.h"
 #include "emu/emu.h"
 #include "fio.h"

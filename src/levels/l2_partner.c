@@ -56,7 +56,7 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     char copy[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
     fti_path_rebuilt(&ctx->dirs, rebuilt, 2, c->slot, ctx->topo.app_rank);
     fti_path_partner(&ctx->dirs, copy, c->slot, r.app_rank[r.left]);
-    int own[32], held[32];
+    int own[FTI_GROUP_MAX], held[FTI_GROUP_MAX];
     ctx->rec.extra_ok = valid_copy(ctx, c, r.app_rank[r.left], "L2 partner copy", copy);
     fti_ring_allgather(&r, own_ok, own);
     fti_ring_allgather(&r, ctx->rec.extra_ok, held);
@@ -91,7 +91,7 @@ static void l2_reprotect(fti_ctx *ctx, const fti_commit *c)
     char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, mine, 2, c->slot, ctx->topo.app_rank);
     fti_path_partner(&ctx->dirs, copy, c->slot, r.app_rank[r.left]);
-    int held[32];
+    int held[FTI_GROUP_MAX];
     fti_ring_allgather(&r, ctx->rec.extra_ok, held);
     int send = !held[r.right], recv = !held[r.pos];
     if (!send && !recv)

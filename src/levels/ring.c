@@ -19,7 +19,7 @@ void fti_ring_of(const fti_ctx *ctx, fti_ring *ring)
     ring->left = t->left;
     ring->right = t->right;
     ring->tag = ctx->cfg.mpi_tag;
-    for (int i = 0; i < t->group_size && i < 32; i++)
+    for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
         ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, t->node_pos);
 }
 
@@ -32,7 +32,7 @@ void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring)
     ring->left = (t->group_pos + t->group_size - 1) % t->group_size;
     ring->right = (t->group_pos + 1) % t->group_size;
     ring->tag = ctx->cfg.mpi_tag;
-    for (int i = 0; i < t->group_size && i < 32; i++)
+    for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
         ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, pos);
 }
 

@@ -17,7 +17,7 @@ typedef struct fti_ring {
     MPI_Comm comm;
     int size, pos;
     int left, right; /* ring positions */
-    int app_rank[32];/* application rank of each member */
+    int app_rank[FTI_GROUP_MAX];/* application rank of each member */
     int tag;
 } fti_ring;
 

@@ -19,8 +19,10 @@
 
 #include <stddef.h>
 
+#include "config.h" /* FTI_GROUP_MAX */
+
 /* Largest group (the topology's bound on group_size). */
-#define FTI_RS_MAX_G 32
+#define FTI_RS_MAX_G FTI_GROUP_MAX /* config.h: [basic] group_size bound */
 
 /* Chunk ids: data chunk of member i is i, its parity chunk is G + i. */
 typedef struct fti_rs_code {

@@ -1,6 +1,6 @@
 /*
  * test_fpga_protocol.c - the in-kernel partial checkpoint protocol between
- * the host monitor (src/fpga_monitor.c) and a kernel using fti_kernel.h,
+ * the host monitor (src/device/fpga_monitor.c) and a kernel using fti_kernel.h,
  * on the emulated device ("emu" backend), the kernel being a thread. The
  * monitor's agreement and checkpoint are replaced by hooks (one rank, no
  * files) that check every checkpointed state byte for byte: the block data
@@ -28,7 +28,7 @@
 #include "fti_kernel.h"
 
 #include "emu/emu.h"
-#include "fpga_monitor.h"
+#include "device/fpga_monitor.h"
 #include "log.h"
 
 #define MAXB 256

@@ -1,5 +1,5 @@
 /*
- * test_gpu_capture.c - the device capture pipeline (src/capture.c) and the
+ * test_gpu_capture.c - the device capture pipeline (src/device/capture.c) and the
  * backend registry (backends/device.c) over the emulated device
  * (backends/emu): byte-exact round trips at every chunk boundary, error
  * paths that must leave no buffer allocated and no stream busy, capture sets
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "ckpt_file.h"
 #include "config.h"
 #include "device.h"

@@ -19,7 +19,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
 #include "fio.h"

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
 #include "fio.h"

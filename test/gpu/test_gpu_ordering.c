@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "device.h"
 #include "emu/emu.h"
 #include "fio.h"

@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "emu/emu.h"
 #include "fio.h"
 #include "integrity.h"
