@@ -1,8 +1,5 @@
 #include "plan.h"
 
-#include "levels/gf_region.h"
-#include "levels/rs_codec.h"
-
 int fti_group_size_fit(int group_size, int given, int nnodes)
 {
     while (!given && group_size > 1 && nnodes % group_size != 0)

@@ -53,14 +53,25 @@ static int file_size(const char *path, uint64_t *size)
     return 1;
 }
 
+/* Where this rank's file of c is when its local file is not valid: the
+ * file the level rebuilt, or an L4 global copy read where it is (*in_place,
+ * never to be renamed or removed). */
+static void rebuilt_path(fti_ctx *ctx, const fti_commit *c, char *path, int *in_place)
+{
+    *in_place = fti_l4_reads_global(ctx, c, path);
+    if (!*in_place)
+        fti_path_rebuilt(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
+}
+
 /* This rank's local file of c: valid as it is (*own_ok), or rebuilt by the
- * level at fti_path_rebuilt. *size: its length. */
+ * level (rebuilt_path). *size: its length. */
 static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t *size)
 {
     char path[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
+    int in_place;
     fti_expect x;
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
+    rebuilt_path(ctx, c, rebuilt, &in_place);
     fti_expect_data(&x, c, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
@@ -106,14 +117,18 @@ static int sizes_agree(fti_ctx *ctx, const fti_commit *c, uint64_t mine)
 static int adopt_rebuilt(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     char path[FTI_PATH_MAX], rebuilt[FTI_PATH_MAX];
+    int in_place;
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
-    int ok = own_ok || (rename(rebuilt, path) == 0 && fti_fsync_dir(ctx->dirs.local) == 0);
+    rebuilt_path(ctx, c, rebuilt, &in_place);
+    int ok = own_ok || in_place ||
+             (rename(rebuilt, path) == 0 && fti_fsync_dir(ctx->dirs.local) == 0);
     if (!ok)
         fti_fail(FTI_E_IO, "cannot rename the rebuilt file %s to %s: %s", rebuilt, path,
                  strerror(errno));
     if (!fti_all_ok(ctx->topo.app, ok))
         return 0;
+    /* open_chosen reads the file from here */
+    snprintf(ctx->rec.path, sizeof ctx->rec.path, "%s", own_ok || !in_place ? path : rebuilt);
     const fti_level_ops *lv = fti_level(c->level);
     if (lv != NULL && lv->reprotect != NULL)
         lv->reprotect(ctx, c);
@@ -137,8 +152,10 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
         report_failures(ctx, c, ok, fti_last_error());
     if (!all && !own_ok) {
         char rebuilt[FTI_PATH_MAX];
-        fti_path_rebuilt(&ctx->dirs, rebuilt, c->level, c->slot, ctx->topo.app_rank);
-        unlink(rebuilt);
+        int in_place;
+        rebuilt_path(ctx, c, rebuilt, &in_place);
+        if (!in_place)
+            unlink(rebuilt);
     }
     const fti_level_ops *lv = fti_level(c->level);
     if (!all && lv != NULL && lv->discard != NULL)
@@ -205,8 +222,7 @@ static fti_err open_chosen(fti_ctx *ctx)
     fti_recovery *r = &ctx->rec;
     if (r->chosen.io == FTI_IO_H5_SINGLE) /* no local file: variables come from the shared one */
         return FTI_E_OK;
-    fti_expect x;
-    fti_path_local(&ctx->dirs, r->path, r->chosen.level, r->chosen.slot, ctx->topo.app_rank);
+    fti_expect x; /* r->path: set when the candidate was adopted */
     fti_expect_data(&x, &r->chosen, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
     return fti_expect_file(&x, r->path, 0, &r->hdr);
 }
@@ -302,23 +318,32 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
                                   &ctx->capture);
 }
 
-/* The chosen checkpoint's local file, restored from the global copy when an
- * L4 checkpoint kept none (only this rank's: not collective). */
+/* The chosen checkpoint's file when an L4 checkpoint kept no local one: the
+ * global copy itself, or a local file restored from it (only this rank's:
+ * not collective). */
 static fti_err ensure_local_file(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
     if (r->chosen.level != 4 || access(r->path, F_OK) == 0)
         return FTI_E_OK;
+    char global[FTI_PATH_MAX];
+    if (fti_l4_reads_global(ctx, &r->chosen, global)) {
+        snprintf(r->path, sizeof r->path, "%s", global);
+        return FTI_E_OK;
+    }
     return fti_l4_restore_own(ctx, &r->chosen);
 }
 
 /* As FTI, an L4 checkpoint keeps no local file (unless l4_local_copy = 1):
  * the one restored from the global copy goes once it was read; a later
- * recovery fetches it again. */
+ * recovery fetches it again. A global copy read where it is stays. */
 static void drop_l4_copy(fti_ctx *ctx)
 {
-    if (ctx->rec.chosen.level == 4 && !ctx->cfg.l4_local_copy)
-        unlink(ctx->rec.path);
+    char local[FTI_PATH_MAX];
+    const fti_commit *c = &ctx->rec.chosen;
+    fti_path_local(&ctx->dirs, local, c->level, c->slot, ctx->topo.app_rank);
+    if (c->level == 4 && !ctx->cfg.l4_local_copy && strcmp(ctx->rec.path, local) == 0)
+        unlink(local);
 }
 
 /* Local: ranks may recover with different calls (FTI_Recover on some,

@@ -61,6 +61,14 @@ fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     return FTI_E_OK;
 }
 
+int fti_l4_reads_global(const fti_ctx *ctx, const fti_commit *c, char *path)
+{
+    if (c->level != 4 || c->io != 1 || c->codec != FTI_CODEC_NONE || ctx->cfg.l4_local_copy)
+        return 0;
+    fti_path_global(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    return 1;
+}
+
 #ifdef FTI_HAVE_HDF5
 /* This rank's HDF5 file of c, converted into a checkpoint file at the
  * temporary the recovery adopts. Here, not in hdf5/, so that fti-ckpt (which
@@ -90,6 +98,9 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     if (c->io == FTI_IO_H5_SINGLE) /* collective; read straight from the shared file */
         return fti_h5s_verify(ctx, c);
 #endif
+    char global[FTI_PATH_MAX];
+    if (!own_ok && fti_l4_reads_global(ctx, c, global)) /* verified where it is: no copy */
+        return fti_l4_verify_restored(ctx, global, c, ctx->topo.app_rank, "L4", global);
     return own_ok ? FTI_E_OK : fti_l4_posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
 

@@ -22,6 +22,11 @@ int fti_l4_writes_direct(fti_ctx *ctx, const fti_commit *c);
  * its header until the commit hands it to fti_recover_track. */
 fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
 
+/* 1 when this rank's file of L4 checkpoint c is read straight from its
+ * global copy, never copied back to local storage: POSIX, uncompressed, no
+ * local copy kept (l4_local_copy = 0). `path` gets the global file. */
+int fti_l4_reads_global(const fti_ctx *ctx, const fti_commit *c, char *path);
+
 /* Local: restores this rank's local file of L4 checkpoint c from its global
  * copy (FTI_Recover within the run that wrote c, which kept no local copy). */
 fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c);
