@@ -22,14 +22,17 @@
 /* Gathered pieces start at distinct page offsets: ISA-L's dot product
  * slows down when its inputs alias in the L1 sets (bench/rs_encode.c). */
 #define STAGGER 256
+/* Messages below this cost more in latency than they overlap. */
+#define MIN_MESSAGE (256 * 1024)
 
 size_t fti_l3_message(int G, uint64_t smax)
 {
-    size_t m = 32 * MIB / (size_t)G;
-    m = m < MIB ? MIB : m > 8 * MIB ? 8 * MIB : m;
-    m &= ~(size_t)4095;
-    size_t need = fti_gf_round((size_t)(smax < m ? smax : m));
-    return need < m ? (need ? need : FTI_GF_ALIGN) : m;
+    size_t cap = 32 * MIB / (size_t)G;
+    cap = cap < MIB ? MIB : cap > 8 * MIB ? 8 * MIB : cap;
+    /* small files still make a few messages, so something overlaps */
+    uint64_t quarter = (smax / 4 + 4095) & ~(uint64_t)4095;
+    size_t m = quarter < cap ? (size_t)quarter : cap;
+    return m < MIN_MESSAGE ? MIN_MESSAGE : m;
 }
 
 void fti_l3_poll(MPI_Request *req, int n)

@@ -12,7 +12,8 @@
  *                                              committed one; default R = N-2: the newest is
  *                                              still in flight), then finalize
  *
- * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank), 2 bytes of odd
+ * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank; + rank *
+ * $CKPT_PROG_RANK_KIB KiB when set), 2 bytes of odd
  * size, 3 a composite struct array, 4 an empty one. Byte values derive from
  * (seed, rank, variable, index), so a restore from the wrong checkpoint, rank
  * or offset is caught.
@@ -64,6 +65,9 @@ typedef struct state {
 
 static int protect_all(state *s, int rank, size_t kib)
 {
+    /* CKPT_PROG_RANK_KIB=N: rank r protects r*N KiB more (files of different sizes) */
+    const char *step = getenv("CKPT_PROG_RANK_KIB");
+    kib += step != NULL ? (size_t)rank * (size_t)atol(step) : 0;
     s->ngrid = kib * 1024 / sizeof(double) + (size_t)rank;
     s->nbytes = 4097 + (size_t)rank * 13;
     s->grid = calloc(s->ngrid, sizeof(double));
