@@ -158,21 +158,17 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
     return e;
 }
 
-void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file)
+void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)
 {
     char dir[FTI_PATH_MAX], dst[FTI_PATH_MAX];
-    fti_path_archive_dir(&ctx->dirs, dir, (long long)seq);
-    const char *base = strrchr(file, '/');
-    if (snprintf(dst, sizeof dst, "%s/%s", dir, base != NULL ? base + 1 : file) >= (int)sizeof dst) {
-        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: archive path for %s too long", file);
-        return;
-    }
+    fti_path_archive_dir(&ctx->dirs, dir);
+    fti_path_archive(&ctx->dirs, dst, (long long)id, rank);
     if (fti_mkdirs(dir) != 0) {
         fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot create the archive directory %s: %s", dir,
                 strerror(errno));
         return;
     }
-    unlink(dst); /* left by an attempt at this sequence number that was never committed */
+    unlink(dst); /* an earlier checkpoint with this id, or an attempt never committed */
     /* A hard link costs nothing; the global file is later replaced by a
      * rename, never rewritten in place, so the archived bytes stay. */
     if (link(file, dst) != 0 && fti_copy_file(file, dst) != 0)
@@ -202,7 +198,7 @@ static fti_err posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
                         strerror(errno));
     fti_fault_wrote(fti_level_phase(4), global, 0, 0);
     if (ctx->cfg.keep_l4_ckpt)
-        fti_l4_archive(ctx, c->seq, global);
+        fti_l4_archive(ctx, c->id, rank, global);
     return FTI_E_OK;
 }
 

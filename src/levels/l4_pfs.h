@@ -48,7 +48,9 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
                                const char *who, const char *src_name);
 
-void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file);
+/* keep_l4_ckpt: links `file` (checkpoint `id`, rank's file or, rank < 0,
+ * the shared one) into the archive (layout.h); a failure only warns. */
+void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file);
 
 /* MPI-IO (ckpt_io = 2), both collective over the application ranks. */
 fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c);
