@@ -118,7 +118,15 @@ void fti_path_global_shared(const fti_layout *l, char *out, int slot)
     fmt_path(out, "%s/l4-s%d-shared.fti", l->global, slot);
 }
 
-void fti_path_archive_dir(const fti_layout *l, char *out, long long ckpt_seq)
+void fti_path_archive_dir(const fti_layout *l, char *out)
 {
-    fmt_path(out, "%s/archive/ckpt-%lld", l->global, ckpt_seq);
+    fmt_path(out, "%s/l4_archive", l->global);
+}
+
+void fti_path_archive(const fti_layout *l, char *out, long long id, int rank)
+{
+    if (rank < 0)
+        fmt_path(out, "%s/l4_archive/Ckpt%lld-mpiio.fti", l->global, id);
+    else
+        fmt_path(out, "%s/l4_archive/Ckpt%lld-Rank%d.fti", l->global, id, rank);
 }

@@ -56,6 +56,11 @@ void fti_path_global(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank); /* ckpt_io = 5 */
 void fti_path_global_h5single(const fti_layout *l, char *out, int slot); /* FTI_L4_H5_SINGLE */
 void fti_path_global_shared(const fti_layout *l, char *out, int slot);
-void fti_path_archive_dir(const fti_layout *l, char *out, long long ckpt_seq);
+/* keep_l4_ckpt: FTI's archive, <global>/l4_archive/Ckpt<id>-Rank<r>.fti
+ * (r: application rank), or Ckpt<id>-mpiio.fti for the shared file of
+ * ckpt_io = 2 (rank < 0). A checkpoint id used twice keeps the newest, as
+ * in FTI. */
+void fti_path_archive_dir(const fti_layout *l, char *out);
+void fti_path_archive(const fti_layout *l, char *out, long long id, int rank);
 
 #endif /* FTI_LAYOUT_H */

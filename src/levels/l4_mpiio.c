@@ -338,7 +338,7 @@ static fti_err publish(sh_writer *w)
             e = fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", w->who.s,
                          ctx->dirs.global, strerror(errno));
         else if (ctx->cfg.keep_l4_ckpt)
-            fti_l4_archive(ctx, w->c->seq, w->final);
+            fti_l4_archive(ctx, w->c->id, -1, w->final);
     }
     int ok = e == FTI_E_OK;
     MPI_Bcast(&ok, 1, MPI_INT, 0, w->comm);

@@ -150,21 +150,17 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
     return e;
 }
 
-void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file)
+void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)
 {
     char dir[FTI_PATH_MAX], dst[FTI_PATH_MAX];
-    fti_path_archive_dir(&ctx->dirs, dir, (long long)seq);
-    const char *base = strrchr(file, '/');
-    if (snprintf(dst, sizeof dst, "%s/%s", dir, base != NULL ? base + 1 : file) >= (int)sizeof dst) {
-        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: archive path for %s too long", file);
-        return;
-    }
+    fti_path_archive_dir(&ctx->dirs, dir);
+    fti_path_archive(&ctx->dirs, dst, (long long)id, rank);
     if (fti_mkdirs(dir) != 0) {
         fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot create the archive directory %s: %s", dir,
                 strerror(errno));
         return;
     }
-    unlink(dst); /* left by an attempt at this sequence number that was never committed */
+    unlink(dst); /* an earlier checkpoint with this id, or an attempt never committed */
     /* A hard link costs nothing; the global file is later replaced by a
      * rename, never rewritten in place, so the archived bytes stay. */
     if (link(file, dst) != 0 && fti_copy_file(file, dst) != 0)
@@ -175,8 +171,8 @@ void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file)
 
 /* The complete temporary file takes the global name; the phase's fault
  * point and keep_l4_ckpt's archive see the published file. */
-static fti_err publish(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *tmp,
-                       const char *global)
+static fti_err publish(const fti_ctx *ctx, const fti_commit *c, int rank, const char *who,
+                       const char *tmp, const char *global)
 {
     if (rename(tmp, global) != 0) {
         fti_err e = fti_fail(FTI_E_IO, "%s: cannot rename %s to %s: %s", who, tmp, global,
@@ -189,7 +185,7 @@ static fti_err publish(const fti_ctx *ctx, const fti_commit *c, const char *who,
                         strerror(errno));
     fti_fault_wrote(fti_level_phase(4), global, 0, 0);
     if (ctx->cfg.keep_l4_ckpt)
-        fti_l4_archive(ctx, c->seq, global);
+        fti_l4_archive(ctx, c->id, rank, global);
     return FTI_E_OK;
 }
 
@@ -207,7 +203,7 @@ fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
         unlink(tmp);
         return e;
     }
-    return publish(ctx, c, who.s, tmp, global);
+    return publish(ctx, c, rank, who.s, tmp, global);
 }
 
 /* Compressed: the image of the variables, encoded into tmp. */
@@ -244,7 +240,7 @@ fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *h
         unlink(tmp);
         return e;
     }
-    return publish(ctx, c, who.s, tmp, global);
+    return publish(ctx, c, ctx->topo.app_rank, who.s, tmp, global);
 }
 
 fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)

@@ -51,10 +51,9 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
                                const char *who, const char *src_name);
 
-/* keep_l4_ckpt = 1: hard-links (or copies) `file` into the archive
- * directory of checkpoint `seq`. A failure is a warning: the checkpoint
- * itself is fine. */
-void fti_l4_archive(const fti_ctx *ctx, uint64_t seq, const char *file);
+/* keep_l4_ckpt: links `file` (checkpoint `id`, rank's file or, rank < 0,
+ * the shared one) into the archive (layout.h); a failure only warns. */
+void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file);
 
 /* POSIX (ckpt_io = 1), local. post: rank's local file of c to its global
  * file. write: this rank's global file straight from the protected
