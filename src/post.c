@@ -393,10 +393,17 @@ static int compat_end_request(fti_ctx *ctx)
     return value == FTI_COMPAT_ENDW;
 }
 
+/* An idle head naps between polls, longer and longer up to 10 ms: it
+ * shares the node's cores with the application (MPI's blocking receive
+ * would spin on one). */
+#define HEAD_NAP_MIN_NS 50000L
+#define HEAD_NAP_MAX_NS 10000000L
+
 /* 1 when a message of ours arrived (in *job, *tag), 0 when the node's
  * ranks all sent FTI_ENDW instead. */
 static int next_message(fti_ctx *ctx, fti_commit *job, int *tag, int *endw)
 {
+    long nap_ns = HEAD_NAP_MIN_NS;
     for (;;) {
         int flag = 0;
         MPI_Status st;
@@ -410,8 +417,9 @@ static int next_message(fti_ctx *ctx, fti_commit *job, int *tag, int *endw)
         if (ctx->user_comm != MPI_COMM_NULL && compat_end_request(ctx) &&
             ++*endw == ctx->topo.app_per_node)
             return 0;
-        struct timespec nap = {0, 200000};
+        struct timespec nap = {0, nap_ns};
         nanosleep(&nap, NULL);
+        nap_ns = nap_ns * 2 < HEAD_NAP_MAX_NS ? nap_ns * 2 : HEAD_NAP_MAX_NS;
     }
 }
 

@@ -24,9 +24,24 @@ void fti_schedule_init(fti_schedule *s, const fti_config *cfg)
         s->period[l] = p;
         s->due[l] = p;
         s->every[l] = cfg->ckpt_iter[l];
+        if (p > 0 && (!s->has_time || p < s->min_period))
+            s->min_period = p;
         if (p > 0)
             s->has_time = 1;
     }
+}
+
+/* The sync step doubles at every sync point (as FTI's) up to max_sync_intv,
+ * but the time between two syncs stays within a 16th of the shortest
+ * interval, so a time-based level is never planned from stale timings for
+ * long. Jitter of short iterations does not shrink the step: only the
+ * time it spans does. */
+static uint64_t next_step(const fti_schedule *s, double len)
+{
+    uint64_t step = s->step * 2 < s->max_step ? s->step * 2 : s->max_step;
+    while (step > 1 && (double)step * len > s->min_period / 16)
+        step /= 2;
+    return step > 0 ? step : 1;
 }
 
 /* The sync point: agree on the elapsed time, re-plan time-based levels. */
@@ -36,11 +51,7 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
     fti_watched_allreduce(&mine, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm, "FTI_Snapshot time agreement");
     uint64_t iters = s->iter - s->last_sync_iter;
     double len = iters ? (agreed - s->last_sync_time) / (double)iters : 0;
-    /* Steady iterations: sync less often; a change of more than 25%: more often. */
-    if (s->iter_len > 0 && fabs(len - s->iter_len) > 0.25 * s->iter_len)
-        s->step = s->step > 1 ? s->step / 2 : 1;
-    else if (s->step < s->max_step)
-        s->step = s->step * 2 < s->max_step ? s->step * 2 : s->max_step;
+    s->step = next_step(s, len);
     s->iter_len = len;
     s->last_sync_iter = s->iter;
     s->last_sync_time = agreed;

@@ -2,9 +2,10 @@
  * schedule.h - when FTI_Snapshot checkpoints. Intervals in iterations are
  * exact and need no communication. Intervals in minutes (FTI) or seconds
  * are turned into iteration numbers at sync points, where one reduction
- * gives every rank the same elapsed time; the sync step doubles while the
- * iteration length is steady and halves when it changes, so ranks agree on
- * every decision without a collective on every call.
+ * gives every rank the same elapsed time; the sync step doubles up to
+ * max_sync_intv while it spans little time (a 16th of the shortest
+ * interval), so ranks agree on every decision without a collective on
+ * every call.
  */
 #ifndef FTI_SCHEDULE_H
 #define FTI_SCHEDULE_H
@@ -26,6 +27,7 @@ typedef struct fti_schedule {
     uint64_t last_sync_iter;
     double last_sync_time;      /* agreed elapsed time at the last sync */
     double iter_len;            /* agreed seconds per iteration */
+    double min_period;          /* shortest time interval of any level, seconds */
     int has_time;
 } fti_schedule;
 
