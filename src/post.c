@@ -30,9 +30,13 @@ struct fti_post {
     fti_err result;
     double post_secs;    /* metrics: duration of the job in the thread */
     /* staging_mib: the thread writes the checkpoint from a copy of the data */
-    int can_stage;       /* the thread runs and staging_mib > 0 */
+    int can_stage;       /* every rank's thread runs and staging_mib > 0 (agreed at init) */
     int staged;          /* the job in flight is a staged one (the thread runs all of it) */
     fti_ckpt_copy copy;
+    int wrote_live;      /* over staging_mib: this rank wrote its file before the hand-over */
+    fti_err live_result; /* ... with this result */
+    uint64_t need;       /* bytes of this rank's copy */
+    uint64_t nlive, max_need; /* agreed by the thread: ranks that wrote live, largest need */
     double write_secs;   /* metrics: the staged job's local write */
     uint64_t bytes;      /* metrics: its local file */
     /* head */
@@ -66,22 +70,32 @@ static fti_err run_post(fti_ctx *ctx, const fti_commit *c)
 
 static fti_err head_post(fti_ctx *ctx, const fti_commit *c);
 
-/* The thread's part of a staged job: the local file from the copy, then
- * (every rank's write agreed on over topo.flush, which only this thread
- * uses meanwhile) the level's post-processing, on the head when it serves
- * this level. c->bytes becomes the checkpoint's size. */
+/* This rank's local file of c, from the copy (unless it was written from
+ * the live buffers before the hand-over). */
+static fti_err staged_write(fti_post *p, const fti_commit *c)
+{
+    if (p->wrote_live)
+        return p->live_result;
+    double t0 = fti_now();
+    fti_err e = fti_checkpoint_write_from(p->ctx, &p->copy.reg, c, &p->bytes);
+    p->write_secs = fti_now() - t0;
+    return e;
+}
+
+/* The thread's part of a staged job: the local file, then (every rank's
+ * write agreed on over topo.flush, which only this thread uses meanwhile)
+ * the level's post-processing, on the head when it serves this level.
+ * c->bytes becomes the checkpoint's size. */
 static fti_err run_staged(fti_post *p, fti_commit *c)
 {
     fti_ctx *ctx = p->ctx;
     fti_fault_phase("staged");
-    double t0 = fti_now();
-    uint64_t mine = 0;
-    fti_err e = fti_checkpoint_write_from(ctx, &p->copy.reg, c, &mine);
-    p->write_secs = fti_now() - t0;
-    p->bytes = mine;
-    uint64_t v[2] = {mine, e != FTI_E_OK}, all[2] = {0, 1};
-    MPI_Allreduce(v, all, 2, MPI_UINT64_T, MPI_SUM, ctx->topo.flush);
+    fti_err e = staged_write(p, c);
+    uint64_t v[3] = {p->bytes, e != FTI_E_OK, (uint64_t)p->wrote_live}, all[3] = {0, 1, 0};
+    MPI_Allreduce(v, all, 3, MPI_UINT64_T, MPI_SUM, ctx->topo.flush);
+    MPI_Allreduce(&p->need, &p->max_need, 1, MPI_UINT64_T, MPI_MAX, ctx->topo.flush);
     c->bytes = all[0];
+    p->nlive = all[2];
     if (e == FTI_E_OK && all[1] != 0)
         e = fti_fail(FTI_E_IO, "asynchronous checkpoint #%llu: the local write failed on %llu "
                      "other rank(s)", (unsigned long long)c->seq, (unsigned long long)all[1]);
@@ -149,7 +163,6 @@ static fti_err start_thread(fti_ctx *ctx, fti_post *p)
     if (pthread_create(&p->thread, NULL, thread_main, p) != 0)
         return fti_fail(FTI_E_NOMEM, "cannot start the post-processing thread");
     p->started = 1;
-    p->can_stage = ctx->cfg.staging_mib > 0;
     if (p->mode == POST_INLINE)
         p->mode = POST_THREAD;
     return FTI_E_OK;
@@ -163,12 +176,19 @@ fti_err fti_post_init(fti_ctx *ctx)
     p->ctx = ctx;
     p->reply = MPI_REQUEST_NULL;
     ctx->post = p;
+    fti_err e = FTI_E_OK;
     if (ctx->cfg.head) {
         p->mode = POST_HEAD;
         p->head_attached = !ctx->topo.is_head;
-        return p->head_attached && ctx->cfg.staging_mib > 0 ? start_thread(ctx, p) : FTI_E_OK;
+        if (!p->head_attached)
+            return FTI_E_OK;
     }
-    return wants_async(&ctx->cfg) || ctx->cfg.staging_mib > 0 ? start_thread(ctx, p) : FTI_E_OK;
+    if (ctx->cfg.staging_mib > 0 || (!ctx->cfg.head && wants_async(&ctx->cfg)))
+        e = start_thread(ctx, p);
+    /* Collective over the application ranks, once: staging then needs none. */
+    if (e == FTI_E_OK && ctx->cfg.staging_mib > 0)
+        p->can_stage = fti_all_ok(ctx->topo.app, p->started);
+    return e;
 }
 
 void fti_post_shutdown(fti_ctx *ctx)
@@ -238,46 +258,52 @@ fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c)
     return FTI_E_OK;
 }
 
-/* Rank 0's one line when a checkpoint cannot be staged (all[]: see fti_post_stage). */
-static void log_fallback(fti_ctx *ctx, const fti_commit *c, const uint64_t *all)
+/* Over staging_mib (or the copy failed): this rank writes its local file
+ * from the live buffers now; the thread does the rest. */
+static void write_live(fti_ctx *ctx, fti_post *p, const fti_commit *c)
 {
-    if (ctx->topo.app_rank != 0 || all[1] != 0) /* no thread: said once at FTI_Init */
-        return;
-    if (all[2] != 0)
-        fti_log(FTI_LOG_WARN, "checkpoint #%llu: the copy for staging failed on a rank (see its "
-                "message); written synchronously", (unsigned long long)c->seq);
-    else
-        fti_log(FTI_LOG_INFO, "checkpoint #%llu: %.1f MiB of protected data on the largest rank "
-                "exceed staging_mib = %d; written synchronously", (unsigned long long)c->seq,
-                (double)all[0] / (1 << 20), ctx->cfg.staging_mib);
+    double t0 = fti_now();
+    p->wrote_live = 1;
+    p->live_result = fti_checkpoint_write_from(ctx, &ctx->reg, c, &p->bytes);
+    p->write_secs = fti_now() - t0;
 }
 
 int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
 {
     fti_post *p = ctx->post;
-    if (p == NULL || ctx->cfg.staging_mib == 0) /* the same on every rank */
+    if (p == NULL || !p->can_stage) /* the same on every rank */
         return 0;
-    uint64_t need = fti_ckpt_copy_need(&ctx->reg);
-    int fits = p->can_stage && need <= (uint64_t)ctx->cfg.staging_mib << 20;
-    fti_err e = fits ? fti_ckpt_copy_take(&p->copy, &ctx->reg, &ctx->capture,
-                                          (size_t)ctx->cfg.gpu_host_bufsize) : FTI_E_OK;
-    uint64_t v[3] = {need, !p->can_stage, e != FTI_E_OK}, all[3];
-    MPI_Allreduce(v, all, 3, MPI_UINT64_T, MPI_MAX, ctx->topo.app);
-    if (all[1] != 0 || all[2] != 0 || all[0] > (uint64_t)ctx->cfg.staging_mib << 20) {
-        log_fallback(ctx, c, all);
-        return 0;
-    }
+    p->need = fti_ckpt_copy_need(&ctx->reg);
+    p->wrote_live = 0;
+    p->bytes = 0;
+    if (p->need > (uint64_t)ctx->cfg.staging_mib << 20 ||
+        fti_ckpt_copy_take(&p->copy, &ctx->reg, &ctx->capture,
+                           (size_t)ctx->cfg.gpu_host_bufsize) != FTI_E_OK)
+        write_live(ctx, p, c);
     p->staged = 1;
     tm->async = 1; /* metrics: finish() writes the line once it is committed */
     tm->handover = fti_now();
     tm->app_wait = tm->handover - tm->start;
     ctx->metrics.pending = *tm;
     fti_post_start(ctx, c);
-    if (ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d staged (%.1f MiB copied on the largest "
-                "rank), written in the background", (unsigned long long)c->seq, c->level,
-                (double)all[0] / (1 << 20));
     return 1;
+}
+
+/* Rank 0, at the commit of a staged checkpoint: how it was written. */
+static void log_staged(fti_ctx *ctx, const fti_post *p)
+{
+    if (ctx->topo.app_rank != 0)
+        return;
+    const fti_commit *c = &p->job;
+    if (p->nlive > 0)
+        fti_log(FTI_LOG_INFO, "checkpoint #%llu: %llu rank(s) had more than staging_mib = %d MiB "
+                "to copy (largest %.1f MiB) and wrote synchronously; post-processing ran in the "
+                "background", (unsigned long long)c->seq, (unsigned long long)p->nlive,
+                ctx->cfg.staging_mib, (double)p->max_need / (1 << 20));
+    else
+        fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d staged (%.1f MiB copied on the "
+                "largest rank), written in the background", (unsigned long long)c->seq, c->level,
+                (double)p->max_need / (1 << 20));
 }
 
 static int local_done(fti_post *p)
@@ -321,6 +347,7 @@ static fti_err finish(fti_ctx *ctx)
     if (p->staged) {
         tm->write = p->write_secs;
         tm->bytes = p->bytes;
+        log_staged(ctx, p);
         p->staged = 0;
     }
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {

@@ -16,11 +16,13 @@ int fti_post_async_available(fti_ctx *ctx, int level);
 /* Hands checkpoint c (local files written on every rank) to the async worker. */
 fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c);
 
-/* Collective ([basic] staging_mib > 0): copies the protected data and hands
- * checkpoint c (nothing written yet) to the helper thread, which writes the
- * local file from the copy and post-processes it; returns 1 then, with tm
- * kept for the metrics line of the commit. Returns 0 on every rank when any
- * rank cannot (no thread, data over staging_mib, a failed device copy): the
+/* [basic] staging_mib > 0, not collective: copies the protected data and
+ * hands checkpoint c (nothing written yet) to the helper thread, which
+ * writes the local file from the copy, agrees with the other ranks and
+ * post-processes it; returns 1 then, with tm kept for the metrics line of
+ * the commit. A rank whose data exceeds staging_mib (or whose device copy
+ * failed) writes its local file from the live buffers first. Returns 0 on
+ * every rank when the thread is missing on any (agreed at FTI_Init): the
  * caller writes c synchronously. Nothing may be in flight. */
 int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm);
 
