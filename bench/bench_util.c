@@ -116,3 +116,15 @@ double bench_timed(void (*fn)(void *), void *arg, MPI_Comm comm)
     MPI_Barrier(comm);
     return bench_max(t, comm);
 }
+
+double bench_loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}

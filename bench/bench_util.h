@@ -40,4 +40,8 @@ int bench_rmtree(const char *path);
  * returns the slowest rank's seconds. */
 double bench_timed(void (*fn)(void *), void *arg, MPI_Comm comm);
 
+/* The 1-minute load average (/proc/loadavg), -1 when unknown: printed
+ * beside timings so a loaded machine is visible in the result. */
+double bench_loadavg(void);
+
 #endif /* FTI_BENCH_UTIL_H */

@@ -173,6 +173,8 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     tm.write = fti_now() - t0;
     fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
                           "checkpoint's first collective (its size)");
+    if (c.io == FTI_IO_DCP)
+        fti_dcp_report(ctx);
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && !dcp)

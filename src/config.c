@@ -73,6 +73,9 @@ static const key_spec known_keys[] = {
     INTK("basic", "ckpt_l2_iter", ckpt_iter[2], 0, INT_MAX),
     INTK("basic", "ckpt_l3_iter", ckpt_iter[3], 0, INT_MAX),
     INTK("basic", "ckpt_l4_iter", ckpt_iter[4], 0, INT_MAX),
+    INTK("basic", "dcp_l4", dcp_l4_min, 0, INT_MAX),
+    INTK("basic", "dcp_l4_sec", dcp_l4_sec, 0, INT_MAX),
+    INTK("basic", "dcp_l4_iter", dcp_l4_iter, 0, INT_MAX),
     {"basic", "restart", K_RESTART, OFF(restart), 0, 0, 1},
     {"basic", "l4_compression", K_CODEC, OFF(l4_codec), 0, 0, 1},
     {"basic", "metrics_file", K_PATH, OFF(metrics_file), 0, 0, 1},
@@ -112,7 +115,6 @@ static const key_spec known_keys[] = {
     {"basic", "enable_vpr", K_IGNORED, 0, 0, 0, 0},
     {"basic", "dcp_max_size", K_IGNORED, 0, 0, 0, 0},
     {"basic", "ckpt_type", K_IGNORED, 0, 0, 0, 0},
-    {"basic", "dcp_l4", K_IGNORED, 0, 0, 0, 0},
     {"basic", "cacheddcp", K_IGNORED, 0, 0, 0, 0},
     {"basic", "h5_single_file_prefix", K_IGNORED, 0, 0, 0, 0},
     {"basic", "h5_single_file_keep", K_IGNORED, 0, 0, 0, 0},
@@ -369,6 +371,7 @@ static void warn_inert_settings(const fti_config *cfg)
     int scheduled = 0;
     for (int l = 1; l <= 4; l++)
         scheduled |= cfg->ckpt_min[l] | cfg->ckpt_sec[l] | cfg->ckpt_iter[l];
+    scheduled |= cfg->dcp_l4_min | cfg->dcp_l4_sec | cfg->dcp_l4_iter;
     if (!scheduled)
         fti_log_rank0(FTI_LOG_WARN, "config %s: no checkpoint level is scheduled (ckpt_l1..ckpt_l4 "
                       "and their _sec/_iter forms are 0): FTI_Snapshot never checkpoints, only "
@@ -415,6 +418,12 @@ static fti_err check_consistency(fti_config *cfg)
     if (cfg->enable_dcp && cfg->ckpt_io != 1)
         fti_log(FTI_LOG_WARN, "config %s: enable_dcp = 1 needs ckpt_io = 1 (POSIX); level 8 "
                 "checkpoints are written as full L4 checkpoints", cfg->file);
+    if (!cfg->enable_dcp && (cfg->dcp_l4_min | cfg->dcp_l4_sec | cfg->dcp_l4_iter)) {
+        /* as FTI: a dCP interval without dCP schedules nothing */
+        fti_log_rank0(FTI_LOG_WARN, "config %s: [basic] dcp_l4 (or dcp_l4_sec/_iter) is set but "
+                      "enable_dcp = 0: the dCP interval is ignored", cfg->file);
+        cfg->dcp_l4_min = cfg->dcp_l4_sec = cfg->dcp_l4_iter = 0;
+    }
     if (cfg->max_sync_intv == 0)
         cfg->max_sync_intv = 512;
     return FTI_E_OK;

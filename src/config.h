@@ -34,6 +34,7 @@ typedef struct fti_config {
     char glbl_dir[FTI_PATH_MAX];
     char meta_dir[FTI_PATH_MAX];
     int ckpt_min[5];  /* [1..4] interval in minutes, 0 = off */
+    int dcp_l4_min;   /* dcp_l4: minutes between differential L4 checkpoints (FTI_Snapshot) */
     int inline_l[5];  /* [2..4] 1: post-processing inline */
     int keep_last_ckpt;
     int keep_l4_ckpt;
@@ -60,6 +61,8 @@ typedef struct fti_config {
     /* [basic] (our additions, documented in config-templates/) */
     int ckpt_sec[5];  /* [1..4] interval in seconds */
     int ckpt_iter[5]; /* [1..4] interval in iterations of FTI_Snapshot */
+    int dcp_l4_sec;   /* dcp_l4 in seconds */
+    int dcp_l4_iter;  /* dcp_l4 in iterations of FTI_Snapshot */
     fti_restart_mode restart;
     fti_codec l4_codec;
     int l4_codec_level;

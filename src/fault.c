@@ -59,10 +59,10 @@ static int rank_selected(const char *spec, int rank)
  * flip or truncate only where a file was just written (an accepted point
  * always injects). */
 static const char *const crash_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                           "dcp_layer", "before_commit", "after_commit", "recovery",
-                                           "staged", NULL};
+                                           "dcp_layer", "h5_write", "before_commit", "after_commit",
+                                           "recovery", "staged", NULL};
 static const char *const file_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                          "dcp_layer", NULL};
+                                          "dcp_layer", "h5_write", NULL};
 
 static int phase_allowed(fault_kind kind, const char *phase)
 {
@@ -110,7 +110,7 @@ static const char *parse_point(char *spec, int rank)
         if (!phase_allowed(p.kind, p.phase))
             return p.kind == F_CRASH || p.kind == F_DELAY ? "unknown phase" :
                    "flip and truncate need a phase that writes a file: after_local_write, "
-                   "l2_send, l3_encode, l4_flush or dcp_layer";
+                   "l2_send, l3_encode, l4_flush, dcp_layer or h5_write";
     }
     if (selected)
         points[npoints++] = p;

@@ -3,11 +3,30 @@
 #include <math.h>
 #include <string.h>
 
+#include "fti.h" /* FTI_L4_DCP */
 #include "watchdog.h"
 
 static double now(void)
 {
     return MPI_Wtime();
+}
+
+/* Slots in the order of precedence, lowest first: a later due slot wins. */
+static const int slot_order[] = {1, 2, 3, FTI_SCHED_DCP, 4};
+#define NSLOTS ((int)(sizeof slot_order / sizeof slot_order[0]))
+
+static void init_slot(fti_schedule *s, int l, int minutes, int seconds, int iters)
+{
+    double p = 60.0 * minutes;
+    if (seconds > 0 && (p == 0 || seconds < p))
+        p = seconds;
+    s->period[l] = p;
+    s->due[l] = p;
+    s->every[l] = iters;
+    if (p > 0 && (!s->has_time || p < s->min_period))
+        s->min_period = p;
+    if (p > 0)
+        s->has_time = 1;
 }
 
 void fti_schedule_init(fti_schedule *s, const fti_config *cfg)
@@ -17,18 +36,9 @@ void fti_schedule_init(fti_schedule *s, const fti_config *cfg)
     s->step = 1;
     s->max_step = (uint64_t)cfg->max_sync_intv;
     s->next_sync = 1;
-    for (int l = 1; l <= 4; l++) {
-        double p = 60.0 * cfg->ckpt_min[l];
-        if (cfg->ckpt_sec[l] > 0 && (p == 0 || cfg->ckpt_sec[l] < p))
-            p = cfg->ckpt_sec[l];
-        s->period[l] = p;
-        s->due[l] = p;
-        s->every[l] = cfg->ckpt_iter[l];
-        if (p > 0 && (!s->has_time || p < s->min_period))
-            s->min_period = p;
-        if (p > 0)
-            s->has_time = 1;
-    }
+    for (int l = 1; l <= 4; l++)
+        init_slot(s, l, cfg->ckpt_min[l], cfg->ckpt_sec[l], cfg->ckpt_iter[l]);
+    init_slot(s, FTI_SCHED_DCP, cfg->dcp_l4_min, cfg->dcp_l4_sec, cfg->dcp_l4_iter);
 }
 
 /* The sync step doubles at every sync point (as FTI's) up to max_sync_intv,
@@ -57,7 +67,7 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
     s->last_sync_time = agreed;
 
     s->next_sync = s->iter + s->step;
-    for (int l = 1; l <= 4; l++) {
+    for (int l = 1; l < FTI_SCHED_SLOTS; l++) {
         if (s->period[l] <= 0)
             continue;
         double left = s->due[l] - agreed;
@@ -74,11 +84,12 @@ int fti_schedule_tick(fti_schedule *s, MPI_Comm comm)
     if (s->has_time && s->iter >= s->next_sync)
         sync_point(s, comm);
     int level = 0;
-    for (int l = 1; l <= 4; l++) {
-        if (s->every[l] > 0 && s->iter % (uint64_t)s->every[l] == 0)
-            level = l;
-        if (s->period[l] > 0 && s->planned[l] != 0 && s->iter >= s->planned[l])
-            level = l;
+    for (int i = 0; i < NSLOTS; i++) {
+        int l = slot_order[i];
+        int due = (s->every[l] > 0 && s->iter % (uint64_t)s->every[l] == 0) ||
+                  (s->period[l] > 0 && s->planned[l] != 0 && s->iter >= s->planned[l]);
+        if (due)
+            level = l == FTI_SCHED_DCP ? FTI_L4_DCP : l;
     }
     return level;
 }
@@ -87,8 +98,8 @@ void fti_schedule_taken(fti_schedule *s, int level)
 {
     /* The estimate of "now" every rank shares: last agreed time plus iterations since. */
     double t = s->last_sync_time + (double)(s->iter - s->last_sync_iter) * s->iter_len;
-    for (int l = 1; l <= level; l++) {
-        if (s->period[l] <= 0)
+    for (int l = 1; l < FTI_SCHED_SLOTS; l++) {
+        if (s->period[l] <= 0 || l > (level >= 4 ? FTI_SCHED_DCP : level))
             continue;
         s->due[l] = t + s->period[l];
         s->planned[l] = 0;

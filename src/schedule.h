@@ -6,6 +6,10 @@
  * max_sync_intv while it spans little time (a 16th of the shortest
  * interval), so ranks agree on every decision without a collective on
  * every call.
+ *
+ * Slot FTI_SCHED_DCP holds the differential L4 interval (dcp_l4 and its
+ * _sec/_iter forms); when due it yields level 8 (FTI_L4_DCP). As in FTI, a
+ * full L4 due at the same iteration wins over it, and it wins over L1-L3.
  */
 #ifndef FTI_SCHEDULE_H
 #define FTI_SCHEDULE_H
@@ -15,13 +19,16 @@
 
 #include "config.h"
 
+#define FTI_SCHED_DCP 5 /* slot of the dCP L4 interval */
+#define FTI_SCHED_SLOTS 6
+
 typedef struct fti_schedule {
     uint64_t iter;              /* FTI_Snapshot calls so far */
     double t0;                  /* start, local clock */
-    double period[5];           /* seconds, 0 = no time interval for the level */
-    int every[5];               /* iterations, 0 = none */
-    double due[5];              /* agreed elapsed time at which level is due */
-    uint64_t planned[5];        /* iteration at which a time-based level runs (0 = none) */
+    double period[FTI_SCHED_SLOTS];           /* seconds, 0 = no time interval for the level */
+    int every[FTI_SCHED_SLOTS];               /* iterations, 0 = none */
+    double due[FTI_SCHED_SLOTS];              /* agreed elapsed time at which level is due */
+    uint64_t planned[FTI_SCHED_SLOTS];        /* iteration at which a time-based level runs (0 = none) */
     uint64_t next_sync;         /* iteration of the next sync point */
     uint64_t step, max_step;
     uint64_t last_sync_iter;
@@ -34,10 +41,12 @@ typedef struct fti_schedule {
 void fti_schedule_init(fti_schedule *s, const fti_config *cfg);
 
 /* Collective at sync points (every rank calls it once per FTI_Snapshot).
- * Returns the level due at this iteration (the highest due), or 0. */
+ * Returns the level due at this iteration (the highest due; 8 for a due
+ * dCP checkpoint), or 0. */
 int fti_schedule_tick(fti_schedule *s, MPI_Comm comm);
 
-/* A checkpoint of `level` was taken: resets time-based levels <= level. */
+/* A checkpoint of `level` was taken: resets time-based levels <= level
+ * (an L4 checkpoint, full or differential, resets the dCP interval too). */
 void fti_schedule_taken(fti_schedule *s, int level);
 
 #endif /* FTI_SCHEDULE_H */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fio.h"
 #include "h5_groups.h"
 #include "integrity.h"
@@ -86,10 +87,9 @@ static hid_t h5_type(const fti_registry *reg, int type, int depth)
         return -1;
     if (t->composite && t->nfields > 0)
         return compound(reg, t, depth);
-    hid_t o = H5Tcreate(H5T_OPAQUE, t->size);
-    if (o >= 0)
-        H5Tset_tag(o, "FTI_InitType");
-    return o;
+    /* Untagged: readers convert an opaque type only to one of the same tag, and
+     * h5py reads raw bytes ('V<size>') with the empty tag. */
+    return H5Tcreate(H5T_OPAQUE, t->size);
 }
 
 /* ---- attributes --------------------------------------------------------------- */
@@ -243,8 +243,11 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     H5E_BEGIN_TRY { /* our message names the file and variable */
         e = write_file(ctx, c, tmp);
     } H5E_END_TRY;
-    if (e == FTI_E_OK)
+    if (e == FTI_E_OK) { /* the file is written and closed, not yet synced nor renamed */
+        fti_fault_phase("h5_write");
+        fti_fault_wrote("h5_write", tmp, 0, 0);
         e = publish(ctx, tmp, path, bytes);
+    }
     if (e != FTI_E_OK)
         unlink(tmp);
     return e;

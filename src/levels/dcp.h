@@ -25,6 +25,10 @@ int fti_dcp_active(const fti_ctx *ctx);
  * name only once complete and synced; the committed chain is never touched. */
 fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
 
+/* Collective over the application ranks, after every rank wrote (or failed
+ * to write) its layer: rank 0 prints the changed share of the data. */
+void fti_dcp_report(fti_ctx *ctx);
+
 /* Not collective: restores this rank's local file of c (level 4 slot file)
  * from the layers, verifying every block and variable checksum. */
 fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c);

@@ -430,6 +430,22 @@ static void test_dcp_block_size_while_off(void **state)
     expect_reject("enable_dcp = 1\ndcp_block_size = -1", "", "dcp_block_size", "-1");
 }
 
+/* FTI's dcp_l4 (minutes) and ours in seconds or iterations schedule level
+ * 8; without enable_dcp FTI ignores the interval, and so do we. */
+static void test_dcp_l4_interval(void **state)
+{
+    (void)state;
+    fti_config c;
+    load_ok("enable_dcp = 1\ndcp_block_size = 4096\ndcp_l4 = 3\ndcp_l4_sec = 20\ndcp_l4_iter = 7", "", &c);
+    assert_int_equal(c.dcp_l4_min, 3);
+    assert_int_equal(c.dcp_l4_sec, 20);
+    assert_int_equal(c.dcp_l4_iter, 7);
+    load_ok("enable_dcp = 0\ndcp_l4 = 3\ndcp_l4_iter = 7", "", &c);
+    assert_int_equal(c.dcp_l4_min, 0);
+    assert_int_equal(c.dcp_l4_iter, 0);
+    expect_reject("enable_dcp = 1\ndcp_block_size = 4096\ndcp_l4_iter = -1", "", "dcp_l4_iter", "-1");
+}
+
 static void test_key_given_twice(void **state)
 {
     (void)state;
@@ -631,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_fti_advanced_and_injection),
         cmocka_unit_test(test_exec_id_placeholder),
         cmocka_unit_test(test_dcp_block_size_while_off),
+        cmocka_unit_test(test_dcp_l4_interval),
         cmocka_unit_test(test_key_given_twice),
         cmocka_unit_test(test_edit_distance),
         cmocka_unit_test(test_missing_file),

@@ -63,6 +63,52 @@ static void test_iteration_levels(void **state)
 }
 
 /* Taking (or not taking) checkpoints does not move iteration-based levels. */
+/* dcp_l4_iter yields level 8 (FTI_L4_DCP); as in FTI a full L4 due at the
+ * same iteration wins over it, and it wins over L1-L3. */
+static void test_dcp_interval(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_iter[1] = 2;
+    c.dcp_l4_iter = 3;
+    c.ckpt_iter[4] = 12;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    /* iteration:        1  2  3  4  5  6  7  8  9 10 11 12 */
+    static const int due[] = {0, 1, 8, 1, 0, 8, 0, 1, 8, 1, 0, 4};
+    for (int i = 0; i < 12; i++) {
+        int level = fti_schedule_tick(&s, MPI_COMM_SELF);
+        if (level != due[i])
+            fail_msg("iteration %d: level %d, expected %d", i + 1, level, due[i]);
+        if (level)
+            fti_schedule_taken(&s, level > 4 ? 4 : level);
+    }
+}
+
+/* A dCP time interval fires as level 8 and is re-planned after an L4. */
+static void test_dcp_seconds(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.dcp_l4_sec = 1;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    s.period[FTI_SCHED_DCP] = s.due[FTI_SCHED_DCP] = PERIOD; /* shortened */
+    assert_int_equal(s.has_time, 1);
+    int fired = 0;
+    for (int i = 0; i < (int)(3 * PERIOD / ITER_SEC) && !fired; i++) {
+        sleep_sec(ITER_SEC);
+        int level = fti_schedule_tick(&s, MPI_COMM_SELF);
+        if (level != 0 && level != 8)
+            fail_msg("iteration %d: level %d, expected 8 or none", i + 1, level);
+        fired = level == 8;
+        if (fired)
+            fti_schedule_taken(&s, 4);
+    }
+    assert_true(fired);
+    assert_int_equal(s.planned[FTI_SCHED_DCP], 0);
+}
+
 static void test_iteration_levels_ignore_taken(void **state)
 {
     (void)state;
@@ -213,6 +259,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_iteration_levels),
         cmocka_unit_test(test_iteration_levels_ignore_taken),
+        cmocka_unit_test(test_dcp_interval),
+        cmocka_unit_test(test_dcp_seconds),
         cmocka_unit_test(test_nothing_configured),
         cmocka_unit_test(test_time_periods),
         cmocka_unit_test(test_seconds_interval_fires_and_replans),
