@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture.h"
+#include "device/capture.h"
 #include "error.h"
 #include "registry.h"
 
