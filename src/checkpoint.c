@@ -233,7 +233,7 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
     if (ctx->cfg.keep_all_levels || n == 0 || fti_level(4) == NULL)
         return FTI_E_OK;
     if (cand[0].level == 4) { /* on the global file system already: local storage is emptied */
-        fti_prune_local(ctx, 1, !ctx->cfg.l4_local_copy);
+        fti_prune_local(ctx, 1, ctx->cfg.l4_local_copy != 1);
         return FTI_E_OK;
     }
     fti_commit c = cand[0]; /* the newest: what a restart would restore */
@@ -252,6 +252,8 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
                                             "copied to the global directory on another rank; it "
                                             "stays in local storage", (unsigned long long)c.seq);
     e = fti_checkpoint_commit(ctx, &c);
+    if (e == FTI_E_OK && ctx->cfg.l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE)
+        fti_prune_local(ctx, 1, 1); /* as FTI: local storage emptied */
     if (e == FTI_E_OK && ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "keep_last_ckpt: checkpoint #%llu (id %lld) is now in %s",
                 (unsigned long long)c.seq, (long long)c.id, ctx->dirs.global);

@@ -145,6 +145,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->gpu_host_bufsize = 32 << 20;
     cfg->restart = FTI_RESTART_AUTO;
     cfg->update_config = 1; /* FTI rewrites [restart] failure and exec_id */
+    cfg->l4_local_copy = -1; /* not given: as FTI (check_consistency) */
     cfg->l4_codec = FTI_CODEC_NONE;
     cfg->device_backends = FTI_DEVICES_AUTO;
     cfg->block_size = 8 << 20; /* L3 chunk; FTI uses 1 MiB, fewer collective steps pay here */
@@ -426,6 +427,10 @@ static fti_err check_consistency(fti_config *cfg)
     }
     if (cfg->max_sync_intv == 0)
         cfg->max_sync_intv = 512;
+    /* FTI's heads keep the local file of an L4 checkpoint they flushed (in
+     * its L1 directory) until FTI_Finalize; inline L4 keeps none. */
+    if (cfg->l4_local_copy < 0)
+        cfg->l4_local_copy = cfg->head && !cfg->inline_l[4] ? FTI_L4_COPY_UNTIL_FINALIZE : 0;
     return FTI_E_OK;
 }
 

@@ -24,6 +24,10 @@ typedef enum { FTI_CODEC_NONE, FTI_CODEC_ZLIB, FTI_CODEC_ZSTD } fti_codec;
  * application on a GPU node creates no CUDA context. */
 typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF } fti_device_mode;
 
+/* l4_local_copy's value where FTI's heads keep the local copy: kept while
+ * the job runs, removed with local storage at FTI_Finalize (keep_last_ckpt). */
+#define FTI_L4_COPY_UNTIL_FINALIZE 2
+
 typedef struct fti_config {
     char file[FTI_PATH_MAX]; /* the config file as given */
 
@@ -38,7 +42,9 @@ typedef struct fti_config {
     int inline_l[5];  /* [2..4] 1: post-processing inline */
     int keep_last_ckpt;
     int keep_l4_ckpt;
-    int l4_local_copy;     /* (ours) 1: an L4 checkpoint keeps its local file too */
+    int l4_local_copy;     /* (ours) 1: an L4 checkpoint keeps its local file too; not
+                              given: FTI_L4_COPY_UNTIL_FINALIZE with heads flushing L4
+                              (head = 1, inline_l4 = 0), as FTI, else 0 */
     int keep_all_levels;   /* (ours) 1: no checkpoint is removed or flushed by a later one */
     int staging_mib;       /* (ours) > 0: FTI_Checkpoint copies up to this many MiB per rank
                               and returns; the helper thread writes the copy */

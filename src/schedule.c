@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fti.h" /* FTI_L4_DCP */
+#include "log_fti.h"
 #include "watchdog.h"
 
 static double now(void)
@@ -67,6 +68,8 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
     s->last_sync_time = agreed;
 
     s->next_sync = s->iter + s->step;
+    uint64_t next = 0;
+    double shortest = 0;
     for (int l = 1; l < FTI_SCHED_SLOTS; l++) {
         if (s->period[l] <= 0)
             continue;
@@ -75,7 +78,14 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
         s->planned[l] = s->iter + in;
         if (s->planned[l] < s->next_sync && in > 0)
             s->next_sync = s->planned[l];
+        if (next == 0 || s->planned[l] < next)
+            next = s->planned[l];
+        if (shortest == 0 || s->period[l] < shortest)
+            shortest = s->period[l];
     }
+    /* FTI's debug line: the plan in iterations (interval of the most frequent level) */
+    fti_say_next_checkpoint((long long)s->iter, len > 0 ? (long long)llround(shortest / len) : 0,
+                            (long long)next, (long long)s->step);
 }
 
 int fti_schedule_tick(fti_schedule *s, MPI_Comm comm)
