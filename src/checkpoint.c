@@ -55,6 +55,17 @@ static void record_commit(const fti_config *cfg, fti_meta *m, const fti_commit *
         fti_meta_drop_below(m, c->level);
 }
 
+fti_err fti_checkpoint_record_on_disk(const fti_ctx *ctx, const fti_commit *c)
+{
+    fti_meta m;
+    int found;
+    fti_err e = fti_meta_load(ctx->dirs.commit, &m, &found);
+    if (e != FTI_E_OK)
+        return e;
+    record_commit(&ctx->cfg, &m, c);
+    return fti_meta_store(ctx->dirs.commit, &m);
+}
+
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
 {
     int ok = 1;

@@ -21,6 +21,11 @@ int fti_first_failed(MPI_Comm comm, int ok);
  * all ranks update ctx->meta alike. */
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c);
 
+/* Local: adds c to the commit record on disk (read, add, write atomically).
+ * A head calls it for the job it post-processed, so the checkpoint counts
+ * even when the application ends before its next FTI call, as in FTI. */
+fti_err fti_checkpoint_record_on_disk(const fti_ctx *ctx, const fti_commit *c);
+
 /* Seconds, for timing. */
 double fti_now(void);
 
