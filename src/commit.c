@@ -50,3 +50,14 @@ fti_err fti_commit_record_remove(fti_ctx *ctx)
     MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
     return ok ? FTI_E_OK : FTI_E_IO;
 }
+
+fti_err fti_commit_record_add_on_disk(const fti_ctx *ctx, const fti_commit *c)
+{
+    fti_meta m;
+    int found;
+    fti_err e = fti_meta_load(ctx->dirs.commit, &m, &found);
+    if (e != FTI_E_OK)
+        return e;
+    fti_meta_record(&m, c, ctx->cfg.keep_all_levels);
+    return fti_meta_store(ctx->dirs.commit, &m);
+}

@@ -19,6 +19,12 @@ fti_err fti_commit_record_read(fti_ctx *ctx, int *found);
  * disk. FTI_E_IO on every rank when rank 0 could not write it. */
 fti_err fti_commit_record_add(fti_ctx *ctx, const fti_commit *c);
 
+/* Not collective: adds c to the record on disk (read, add, write
+ * atomically). A head calls it for the job it post-processed, so the
+ * checkpoint counts even when the application ends before its next FTI
+ * call, as in FTI. ctx->meta is not touched. */
+fti_err fti_commit_record_add_on_disk(const fti_ctx *ctx, const fti_commit *c);
+
 /* Collective: rank 0 removes the record (absent is fine). FTI_E_IO on every
  * rank when it could not: the files it names must then stay. */
 fti_err fti_commit_record_remove(fti_ctx *ctx);

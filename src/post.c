@@ -7,6 +7,7 @@
 
 #include "checkpoint.h"
 #include "collective.h"
+#include "commit.h"
 #include "walltime.h"
 #include "ckpt_copy.h"
 #include "fault.h"
@@ -43,6 +44,7 @@ struct fti_post {
     int head_attached;   /* application rank served by a head */
     MPI_Request reply;
     int head_result;
+    int fti_reports;     /* FTI's head-to-rank messages not received yet (see receive_fti_reports) */
 };
 
 #define TAG_JOB(ctx) ((ctx)->cfg.mpi_tag + 1)
@@ -341,6 +343,8 @@ static fti_err finish(fti_ctx *ctx)
     fti_post *p = ctx->post;
     fti_err e = local_wait(p);
     p->in_flight = 0;
+    if (p->mode == POST_HEAD && ctx->user_comm != MPI_COMM_NULL)
+        p->fti_reports++;
     /* metrics: heads do not report their duration; the hand-over to now is an upper bound */
     fti_ckpt_timing *tm = &ctx->metrics.pending;
     tm->post = p->mode == POST_THREAD || p->staged ? p->post_secs : fti_now() - tm->handover;
@@ -366,12 +370,29 @@ static fti_err finish(fti_ctx *ctx)
     return e;
 }
 
+/* FTI's heads tell each application rank the level of a checkpoint they
+ * post-processed (FTI_NSCS when it failed): one int with general_tag on the
+ * communicator given to FTI_Init. FTI receives it when the next checkpoint
+ * starts and in FTI_Finalize; until then a program may receive it itself
+ * (FTI's test programs do, to know that the head finished). */
+static void receive_fti_reports(fti_ctx *ctx)
+{
+    fti_post *p = ctx->post;
+    for (; p->fti_reports > 0; p->fti_reports--) {
+        int level;
+        MPI_Recv(&level, 1, MPI_INT, ctx->topo.head_global, ctx->cfg.mpi_tag, ctx->user_comm,
+                 MPI_STATUS_IGNORE);
+    }
+}
+
 fti_err fti_post_wait(fti_ctx *ctx)
 {
     fti_post *p = ctx->post;
-    if (p == NULL || !p->in_flight)
+    if (p == NULL)
         return FTI_E_OK;
-    return finish(ctx);
+    fti_err e = p->in_flight ? finish(ctx) : FTI_E_OK;
+    receive_fti_reports(ctx);
+    return e;
 }
 
 fti_err fti_post_poll(fti_ctx *ctx)
@@ -401,23 +422,47 @@ static int run_head_job(fti_ctx *ctx, const fti_commit *c)
     return ok;
 }
 
+/* Every head agrees on the job's outcome; when all succeeded, node 0's head
+ * adds it to the commit record before any rank hears of it, as FTI's heads
+ * commit the checkpoint themselves: a program that ends right after
+ * learning it (FTI's crash simulations) restarts from it. The application
+ * ranks commit the same record again at their next call. */
+static int head_commit(fti_ctx *ctx, const fti_commit *c, int ok)
+{
+    if (!fti_all_ok(ctx->topo.heads, ok))
+        return 0;
+    int wrote = ctx->topo.node != 0 || fti_commit_record_add_on_disk(ctx, c) == FTI_E_OK;
+    fti_all_ok(ctx->topo.heads, wrote); /* the record is written before any reply */
+    return 1;
+}
+
+/* The outcome to every application rank of the node: ours on our
+ * communicator, then FTI's report (see receive_fti_reports). */
+static void reply(fti_ctx *ctx, const fti_commit *c, int ok)
+{
+    int fti_level = !ok ? FTI_NSCS : c->level > 4 ? 4 : c->level;
+    for (int pos = 0; pos < ctx->topo.app_per_node; pos++) {
+        int rank = ctx->topo.head_global + 1 + pos;
+        MPI_Send(&ok, 1, MPI_INT, rank, TAG_RESULT(ctx), ctx->topo.global);
+        if (ctx->user_comm != MPI_COMM_NULL)
+            MPI_Send(&fti_level, 1, MPI_INT, rank, ctx->cfg.mpi_tag, ctx->user_comm);
+    }
+}
+
 /* FTI's own test programs end a head directly when they simulate a crash:
  * every application rank of the node sends FTI_ENDW with FTI's final_tag
  * on the communicator given to FTI_Init, then all call MPI_Barrier on it. */
-#define FTI_COMPAT_FINAL_TAG 3107
-#define FTI_COMPAT_ENDW 995
-
 static int compat_end_request(fti_ctx *ctx)
 {
     int flag = 0;
     MPI_Status st;
-    MPI_Iprobe(MPI_ANY_SOURCE, FTI_COMPAT_FINAL_TAG, ctx->user_comm, &flag, &st);
+    MPI_Iprobe(MPI_ANY_SOURCE, ctx->cfg.final_tag, ctx->user_comm, &flag, &st);
     if (!flag)
         return 0;
     int value = 0;
-    MPI_Recv(&value, 1, MPI_INT, st.MPI_SOURCE, FTI_COMPAT_FINAL_TAG, ctx->user_comm,
+    MPI_Recv(&value, 1, MPI_INT, st.MPI_SOURCE, ctx->cfg.final_tag, ctx->user_comm,
              MPI_STATUS_IGNORE);
-    return value == FTI_COMPAT_ENDW;
+    return value == FTI_ENDW;
 }
 
 /* An idle head naps between polls, longer and longer up to 10 ms: it
@@ -462,10 +507,8 @@ static int serve(fti_ctx *ctx)
             ends++;
         } else if (tag == TAG_JOB(ctx) && ++njobs == napp) {
             /* Every rank of the node wrote its local file: the job can start. */
-            int ok = run_head_job(ctx, &job);
-            for (int pos = 0; pos < napp; pos++)
-                MPI_Send(&ok, 1, MPI_INT, ctx->topo.head_global + 1 + pos, TAG_RESULT(ctx),
-                         ctx->topo.global);
+            int ok = head_commit(ctx, &job, run_head_job(ctx, &job));
+            reply(ctx, &job, ok);
             njobs = 0;
         }
     }

@@ -81,6 +81,7 @@ void fti_topology_reset(fti_topology *t)
     t->app = MPI_COMM_NULL;
     t->group_comm = MPI_COMM_NULL;
     t->head_comm = MPI_COMM_NULL;
+    t->heads = MPI_COMM_NULL;
     t->flush = MPI_COMM_NULL;
 }
 
@@ -105,6 +106,7 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
     /* Application ranks keep their global order, so app rank = node * app_per_node + pos. */
     MPI_Comm_split(t->global, t->is_head ? MPI_UNDEFINED : 0, t->global_rank, &t->app);
     MPI_Comm_split(t->global, t->is_head ? t->group : MPI_UNDEFINED, t->group_pos, &t->head_comm);
+    MPI_Comm_split(t->global, t->is_head ? 0 : MPI_UNDEFINED, t->global_rank, &t->heads);
     t->app_rank = -1;
     t->app_size = t->nnodes * t->app_per_node;
     if (!t->is_head) {
@@ -124,6 +126,8 @@ void fti_topology_free(fti_topology *t)
 {
     if (t->head_comm != MPI_COMM_NULL)
         MPI_Comm_free(&t->head_comm);
+    if (t->heads != MPI_COMM_NULL)
+        MPI_Comm_free(&t->heads);
     if (t->flush != MPI_COMM_NULL)
         MPI_Comm_free(&t->flush);
     if (t->group_comm != MPI_COMM_NULL)

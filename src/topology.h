@@ -33,6 +33,7 @@ typedef struct fti_topology {
     MPI_Comm group_comm; /* the application ranks with my node_pos in my group, ordered by node */
     int left, right;     /* app ranks in group_comm's ring: previous and next node's peer */
     MPI_Comm head_comm;  /* on heads: the heads of my group, ordered by node */
+    MPI_Comm heads;      /* on heads: every head, ordered by node */
     MPI_Comm flush;      /* dup of app for L4 MPI-IO, which may run in the helper thread */
 } fti_topology;
 

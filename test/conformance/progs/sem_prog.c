@@ -21,6 +21,12 @@
  *                                         FTI's test programs do: FTI_ENDW (995)
  *                                         with final_tag 3107 to the node's head,
  *                                         MPI_Barrier(MPI_COMM_WORLD), no FTI_Finalize
+ *   sem_prog CONFIG report SEED NODE_SIZE LEVEL...
+ *                                         one checkpoint per LEVEL (head = 1,
+ *                                         inline_lX = 0), then wait for FTI's
+ *                                         head-to-rank message itself (general_tag
+ *                                         2612 on MPI_COMM_WORLD, value = the last
+ *                                         LEVEL), then end the heads as endw does
  *
  * Prints "PASS: <mode>" on rank 0 when every rank's check held.
  */
@@ -339,6 +345,34 @@ static int endw(int seed, int node_size)
     return 0;
 }
 
+/* ---- report: FTI's head-to-rank message, received by the program --------- */
+
+/* FTI's test programs (cornerCases, nodeFlag) wait for the head's message
+ * after their last checkpoint, then end the heads and exit: every message
+ * before it was taken by the library at the next checkpoint. */
+static int report(int seed, int node_size, char **levels, int n)
+{
+    unsigned char *buf = malloc(NBUF(rank));
+    FTI_Protect(1, buf, (int64_t)NBUF(rank), FTI_CHAR);
+    for (int i = 0; i < n; i++) {
+        fill(buf, NBUF(rank), seed + i, 1);
+        if (FTI_Checkpoint(seed + i, atoi(levels[i])) != FTI_DONE)
+            return 1;
+    }
+    int grank, head, got = -99, value = 995; /* FTI_ENDW */
+    MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+    head = grank - grank % node_size;
+    MPI_Recv(&got, 1, MPI_INT, head, 2612, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int want = atoi(levels[n - 1]);
+    if (got != want)
+        fprintf(stderr, "rank %d: the head reported %d, expected level %d\n", rank, got, want);
+    int status = verdict(got != want, "report");
+    MPI_Send(&value, 1, MPI_INT, head, 3107, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD); /* the heads join it, then end */
+    MPI_Finalize();
+    exit(status);
+}
+
 static int run(int argc, char **argv)
 {
     const char *mode = argv[2];
@@ -361,6 +395,8 @@ static int run(int argc, char **argv)
         return stage();
     if (strcmp(mode, "endw") == 0)
         return endw(arg, argc > 4 ? atoi(argv[4]) : 2);
+    if (strcmp(mode, "report") == 0 && argc > 5)
+        return report(arg, atoi(argv[4]), argv + 5, argc - 5);
     fprintf(stderr, "sem_prog: unknown mode '%s'\n", mode);
     return 2;
 }
