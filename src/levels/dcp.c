@@ -110,6 +110,8 @@ static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
     return FTI_E_OK;
 }
 
+/* Every block hashed once: its hash decides whether it is stored, and the
+ * variable's checksum in the layer is the hash of its block hashes. */
 static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
 {
     if (v->dev != NULL)
@@ -117,19 +119,12 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
                         "checkpoints take host variables (use level 4)", v->id, v->dev->name);
     const fti_file_entry *pe;
     int64_t pk = prev_start(w->prev, v->id, &pe);
-    fti_hash h;
-    if (fti_hash_init(&h) != 0)
-        return fti_fail(FTI_E_NOMEM, "dCP: out of memory");
-    uint64_t bs = w->l->block_size;
+    uint64_t bs = w->l->block_size, k0 = w->k, nb = fti_dcp_blocks_of(e->nbytes, bs);
     fti_err rc = FTI_E_OK;
-    for (uint64_t b = 0; rc == FTI_E_OK && b < fti_dcp_blocks_of(e->nbytes, bs); b++) {
-        const char *p = (const char *)v->ptr + b * bs;
-        uint64_t len = block_len(e->nbytes, b, bs);
-        fti_hash_update(&h, p, (size_t)len);
-        rc = put_block(w, p, len, b, pe, pk);
-    }
-    e->checksum = fti_hash_final(&h);
-    fti_hash_free(&h);
+    for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++)
+        rc = put_block(w, (const char *)v->ptr + b * bs, block_len(e->nbytes, b, bs), b, pe, pk);
+    if (rc == FTI_E_OK && fti_dcp_var_sum(&w->l->map[k0], nb, &e->checksum) != 0)
+        rc = fti_fail(FTI_E_NOMEM, "dCP: out of memory");
     return rc;
 }
 

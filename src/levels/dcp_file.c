@@ -22,6 +22,23 @@ uint64_t fti_dcp_blocks_of(uint64_t nbytes, uint64_t block_size)
     return (nbytes + block_size - 1) / block_size;
 }
 
+int fti_dcp_var_sum(const fti_dcp_block *blocks, uint64_t n, uint64_t *sum)
+{
+    fti_hash h;
+    if (fti_hash_init(&h) != 0)
+        return -1;
+    unsigned char buf[8 * 512];
+    for (uint64_t i = 0; i < n; i += 512) {
+        uint64_t k = n - i < 512 ? n - i : 512;
+        for (uint64_t j = 0; j < k; j++)
+            fti_l4_put64(buf + 8 * j, blocks[i + j].hash);
+        fti_hash_update(&h, buf, (size_t)(8 * k));
+    }
+    *sum = fti_hash_final(&h);
+    fti_hash_free(&h);
+    return 0;
+}
+
 uint64_t fti_dcp_count_blocks(const fti_file_header *image, uint64_t block_size)
 {
     uint64_t n = 0;
@@ -275,7 +292,35 @@ static fti_err copy_block(chain *c, const fti_dcp_block *b, uint64_t len, int fd
     return FTI_E_OK;
 }
 
-static fti_err assemble_blocks(chain *c, const fti_dcp_layer *l, int fd, const char *out_name)
+/* Variable v's blocks (map entries from k) copied to fd; its entry in the
+ * image gets the XXH3-64 of its bytes once its block hashes match the
+ * layer's checksum of them. */
+static fti_err assemble_var(chain *c, fti_dcp_layer *l, uint32_t v, uint64_t k, int fd,
+                            unsigned char *buf, const char *out_name)
+{
+    fti_file_entry *ve = &l->image.vars[v];
+    uint64_t nb = fti_dcp_blocks_of(ve->nbytes, l->block_size), sum;
+    if (fti_dcp_var_sum(&l->map[k], nb, &sum) != 0)
+        return fti_fail(FTI_E_NOMEM, "dCP: out of memory");
+    if (sum != ve->checksum)
+        return fti_fail(FTI_E_CORRUPT, "dCP layer of %s: the block hashes of variable %d do not "
+                        "match its checksum (damaged layer)", out_name, ve->id);
+    fti_hash h;
+    if (fti_hash_init(&h) != 0)
+        return fti_fail(FTI_E_NOMEM, "dCP: out of memory");
+    fti_err e = FTI_E_OK;
+    for (uint64_t b = 0; b < nb && e == FTI_E_OK; b++) {
+        uint64_t at = b * l->block_size;
+        uint64_t len = ve->nbytes - at < l->block_size ? ve->nbytes - at : l->block_size;
+        e = copy_block(c, &l->map[k + b], len, fd, ve->offset + at, buf, out_name);
+        fti_hash_update(&h, buf, (size_t)len);
+    }
+    ve->checksum = fti_hash_final(&h);
+    fti_hash_free(&h);
+    return e;
+}
+
+static fti_err assemble_blocks(chain *c, fti_dcp_layer *l, int fd, const char *out_name)
 {
     unsigned char *buf = malloc(l->block_size);
     if (buf == NULL)
@@ -284,13 +329,8 @@ static fti_err assemble_blocks(chain *c, const fti_dcp_layer *l, int fd, const c
     fti_err e = FTI_E_OK;
     uint64_t k = 0;
     for (uint32_t v = 0; v < l->image.nvars && e == FTI_E_OK; v++) {
-        const fti_file_entry *ve = &l->image.vars[v];
-        uint64_t nb = fti_dcp_blocks_of(ve->nbytes, l->block_size);
-        for (uint64_t b = 0; b < nb && e == FTI_E_OK; b++, k++) {
-            uint64_t at = b * l->block_size;
-            uint64_t len = ve->nbytes - at < l->block_size ? ve->nbytes - at : l->block_size;
-            e = copy_block(c, &l->map[k], len, fd, ve->offset + at, buf, out_name);
-        }
+        e = assemble_var(c, l, v, k, fd, buf, out_name);
+        k += fti_dcp_blocks_of(l->image.vars[v].nbytes, l->block_size);
     }
     free(buf);
     return e;

@@ -15,7 +15,7 @@
 #include "error.h"
 
 #define FTI_DCP_MAGIC "FTIDCP\0\0"
-#define FTI_DCP_VERSION 1
+#define FTI_DCP_VERSION 2 /* 2: a variable's checksum in the layer is fti_dcp_var_sum */
 #define FTI_DCP_FIXED 128   /* fixed header; the image header follows */
 #define FTI_DCP_ENTRY 24    /* one block map entry */
 
@@ -41,6 +41,13 @@ typedef struct fti_dcp_layer {
 /* Blocks of a variable of n bytes. */
 uint64_t fti_dcp_blocks_of(uint64_t nbytes, uint64_t block_size);
 
+/* A variable's checksum in a layer's image table: XXH3-64 of its n block
+ * hashes (little-endian u64, in block order), so writing a layer hashes
+ * every byte once. Assembling checks it and writes the whole-variable
+ * XXH3-64 of the bytes into the checkpoint file it yields. -1 stands for
+ * "out of memory" (returned as an error by the callers). */
+int fti_dcp_var_sum(const fti_dcp_block *blocks, uint64_t n, uint64_t *sum);
+
 /* Blocks of every variable of `image` (the map's length). */
 uint64_t fti_dcp_count_blocks(const fti_file_header *image, uint64_t block_size);
 
@@ -61,9 +68,10 @@ void fti_dcp_layer_free(fti_dcp_layer *l);
 void fti_dcp_path(char *out, const char *dir, int rank, uint64_t seq);
 
 /* Writes the checkpoint file that layer `seq` of rank stands for (from the
- * layers in dir) to fd: every block checked against its map hash. The
- * caller verifies the result (fti_file_verify) for the whole-variable
- * checksums. */
+ * layers in dir) to fd: every block checked against its map hash, every
+ * variable's block hashes against its layer checksum (fti_dcp_var_sum);
+ * the file gets the whole-variable checksums of the bytes, which the caller
+ * verifies (fti_file_verify) as for any checkpoint file. */
 fti_err fti_dcp_assemble(const char *dir, int rank, uint64_t seq, int fd, const char *out_name);
 
 #endif /* FTI_DCP_FILE_H */

@@ -2,7 +2,8 @@
  * test_dcp_file.c - dCP layer files: a base and a differential layer built
  * with the library's encoder assemble into the exact bytes; every kind of
  * damage (magic, header checksum, map checksum, truncation, a block's
- * bytes, another seq or rank, a missing older layer) is rejected with
+ * bytes, another seq or rank, a missing older layer, a variable checksum
+ * that does not match its block hashes) is rejected with
  * FTI_E_CORRUPT or FTI_E_MISSING, never assembled.
  */
 #include <fcntl.h>
@@ -37,6 +38,8 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
     return remove(p);
 }
 
+static uint64_t bad_sum; /* XORed into the variable's checksum of a layer written */
+
 /* Writes layer seq of rank 0: every block from `data` when prev is NULL,
  * else only the blocks that differ from prev's data (one layer back). */
 static void write_layer(uint64_t seq, const unsigned char *data, const unsigned char *prev,
@@ -45,7 +48,6 @@ static void write_layer(uint64_t seq, const unsigned char *data, const unsigned 
     memset(l, 0, sizeof *l);
     fti_file_entry *e = calloc(1, sizeof *e);
     e->id = 7, e->type = 4, e->elem_size = 1, e->count = NB, e->nbytes = NB;
-    e->checksum = fti_hash_buffer(data, NB);
     l->image = (fti_file_header){.version = FTI_FILE_VERSION, .kind = FTI_KIND_DATA, .seq = seq,
                                  .ckpt_id = (int64_t)seq, .level = 4, .nvars = 1, .vars = e};
     fti_file_place(&l->image);
@@ -70,6 +72,8 @@ static void write_layer(uint64_t seq, const unsigned char *data, const unsigned 
         l->data_size += len;
     }
     (void)prev_seq;
+    assert_int_equal(fti_dcp_var_sum(l->map, l->nblocks, &e->checksum), 0);
+    e->checksum ^= bad_sum;
     unsigned char *hdr;
     assert_int_equal(fti_dcp_encode(l, &hdr), FTI_E_OK);
     assert_int_equal(fti_pwrite_full(fd, hdr, l->data_offset, 0), 0);
@@ -200,6 +204,31 @@ static void test_missing_base(void **state)
     assert_int_equal(rename(moved, path), 0);
 }
 
+/* A layer whose variable checksum does not match its block hashes (every
+ * block intact, the header checksums right): refused, not assembled; the
+ * file assembled from a good layer carries the XXH3-64 of the bytes. */
+static void test_var_sum(void **state)
+{
+    (void)state;
+    fti_dcp_layer l3;
+    bad_sum = 1;
+    write_layer(3, data1, NULL, 0, NULL, &l3);
+    bad_sum = 0;
+    fti_dcp_layer_free(&l3);
+    assert_int_equal(assemble(3, data1), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "do not match its checksum"));
+    char path[FTI_PATH_MAX];
+    fti_dcp_path(path, dir, 0, 3);
+    assert_int_equal(unlink(path), 0);
+    char out[2048];
+    snprintf(out, sizeof out, "%s/image", dir);
+    assert_int_equal(assemble(2, data2), FTI_E_OK);
+    fti_file_header h;
+    assert_int_equal(fti_file_verify(out, 2, 1, &h), FTI_E_OK);
+    assert_true(h.vars[0].checksum == fti_hash_buffer(data2, NB));
+    fti_file_header_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_map_checksum),
         cmocka_unit_test(test_missing_base),
+        cmocka_unit_test(test_var_sum),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
