@@ -249,6 +249,27 @@ static void pipe_init(pipe_t *p, const fti_device_ops *ops, size_t bufsize, char
         err[0] = '\0';
 }
 
+/* What both directions do first: the arguments checked, the pipe attached
+ * to sets. 1 when it is (pipe_close is then due), 0 when n is 0 (nothing to
+ * copy), -1 on bad arguments (nothing to close). */
+static int pipe_start(pipe_t *p, fti_capture_sets *sets, const void *handle, size_t n, int fd,
+                      off_t off, size_t bufsize)
+{
+    if (check_args(p, handle, n, fd, off, bufsize) != 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    pipe_attach(p, sets);
+    return 1;
+}
+
+/* Buffers and streams for n bytes, ordered after the application's work on handle. */
+static int pipe_ready(pipe_t *p, const void *handle, size_t n)
+{
+    int rc = pipe_open(p, n);
+    return rc == 0 ? pipe_order(p, handle) : rc;
+}
+
 /* ---- file I/O ------------------------------------------------------------- */
 
 /* Through fio (EINTR and short transfers retried, fault points applied). */
@@ -301,14 +322,10 @@ int fti_capture_to_file(fti_capture_sets *sets, const fti_device_ops *ops, const
 {
     pipe_t p;
     pipe_init(&p, ops, bufsize, err, errlen);
-    if (check_args(&p, handle, n, fd, off, bufsize) != 0)
-        return -1;
-    if (n == 0)
-        return 0;
-    pipe_attach(&p, sets);
-    int rc = pipe_open(&p, n);
-    if (rc == 0)
-        rc = pipe_order(&p, handle);
+    int started = pipe_start(&p, sets, handle, n, fd, off, bufsize);
+    if (started <= 0)
+        return started;
+    int rc = pipe_ready(&p, handle, n);
     if (rc == 0)
         rc = copy_out(&p, handle, 0, n);
     for (size_t i = 0; rc == 0 && i < p.nchunks; i++) {
@@ -388,14 +405,10 @@ int fti_capture_from_file(fti_capture_sets *sets, const fti_device_ops *ops, voi
 {
     pipe_t p;
     pipe_init(&p, ops, bufsize, err, errlen);
-    if (check_args(&p, handle, n, fd, off, bufsize) != 0)
-        return -1;
-    if (n == 0)
-        return 0;
-    pipe_attach(&p, sets);
-    int rc = pipe_open(&p, n);
-    if (rc == 0)
-        rc = pipe_order(&p, handle);
+    int started = pipe_start(&p, sets, handle, n, fd, off, bufsize);
+    if (started <= 0)
+        return started;
+    int rc = pipe_ready(&p, handle, n);
     for (size_t i = 0; rc == 0 && i < p.nchunks; i++)
         rc = fill_in(&p, handle, i, n, fd, off, hash);
     if (rc == 0)
