@@ -11,6 +11,9 @@
  *   write-nodev, check-nodev                as write and check, with every device copy set
  *                                           to fail: they pass only when no device copy
  *                                           happens ([basic] device_backends = off)
+ *   emu_prog CONFIG staged SEED LEVEL       as write, then at once every variable, device
+ *                                           ones included, is overwritten (staging_mib: the
+ *                                           checkpoint must hold the bytes of the call)
  *   emu_prog CONFIG reuse SEED              fresh: three L1 checkpoints; restart: FTI_Recover
  *                                           and one checkpoint. Either way the pipeline must
  *                                           pin exactly two buffers (gpu_host_bufsize 64 KiB)
@@ -19,6 +22,7 @@
  * Variables: 0 a host int, 1 device doubles (256 KiB + rank), 2 device bytes of
  * odd size (KIB KiB, by default three 64 KiB chunks, plus a tail), 3 host
  * bytes. Byte values derive from (seed, rank, variable, index).
+ * FTI_TEST_THREAD_MULTIPLE=1: MPI_THREAD_MULTIPLE (the helper thread).
  */
 #include <fti.h>
 #include <stdint.h>
@@ -149,6 +153,13 @@ static int do_write(state *s, int seed, int level, int rank, int inject, size_t 
     return rc != FTI_DONE;
 }
 
+/* FTI_Checkpoint returned: the application moves on at once. */
+static int do_staged(state *s, int seed, int level, int rank, size_t kib)
+{
+    int rc = do_write(s, seed, level, rank, 0, kib);
+    return rc | fill_all(s, seed + 1000, rank);
+}
+
 static int do_check(state *s, int seed, int rank, size_t kib)
 {
     if (FTI_Status() == 0) {
@@ -214,7 +225,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: emu_prog CONFIG write|fail|check[-nodev] SEED [LEVEL [KIB]]\n");
         return 2;
     }
-    MPI_Init(&argc, &argv);
+    const char *tm = getenv("FTI_TEST_THREAD_MULTIPLE");
+    int provided;
+    if (tm && atoi(tm))
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     if (FTI_Init(argv[1], MPI_COMM_WORLD) != FTI_SCES) {
         fprintf(stderr, "FTI_Init failed\n");
         MPI_Abort(MPI_COMM_WORLD, 3);
@@ -228,6 +244,8 @@ int main(int argc, char **argv)
     state s = {0};
     if (strcmp(mode, "write") == 0 || strcmp(mode, "fail") == 0)
         status = do_write(&s, seed, level, rank, strcmp(mode, "fail") == 0, kib);
+    else if (strcmp(mode, "staged") == 0)
+        status = do_staged(&s, seed, level, rank, kib);
     else if (strcmp(mode, "check") == 0)
         status = do_check(&s, seed, rank, kib);
     else if (strcmp(mode, "reuse") == 0)
