@@ -13,6 +13,7 @@
 
 #include "ckpt_tool.h"
 #include "log.h"
+#include "levels/rs_codec.h"
 #include "plan.h"
 
 #define MAX_G FTI_GROUP_MAX

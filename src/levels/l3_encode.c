@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "collective.h"
 #include "fio.h"
 #include "gf_region.h"
 #include "integrity.h"
