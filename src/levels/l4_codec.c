@@ -1,6 +1,7 @@
 #include "l4_codec.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -233,15 +234,115 @@ int fti_l4_is_compressed(const unsigned char *first8)
     return memcmp(first8, FTI_L4Z_MAGIC, 8) == 0;
 }
 
-/* ---- encoder -------------------------------------------------------------- */
+/* ---- encoder ------------------------------------------------------------- */
+
+/* A writer thread writes chunk i while the caller's thread reads, hashes and
+ * compresses chunk i+1 (two output buffers, one write in flight). */
+
+typedef struct enc_writer {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const fti_l4_io *dst;
+    const unsigned char *data; /* the write in flight, or NULL */
+    size_t n;
+    uint64_t off;
+    int quit, failed, err; /* failed: a write failed with errno err */
+    uint64_t failed_off;
+    size_t failed_n;
+} enc_writer;
+
+static void *writer_main(void *arg)
+{
+    enc_writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->data == NULL && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->data == NULL)
+            break;
+        const unsigned char *data = w->data;
+        size_t n = w->n;
+        uint64_t off = w->off;
+        pthread_mutex_unlock(&w->mu);
+        int rc = w->failed ? 0 : w->dst->write(w->dst->arg, data, n, off);
+        int err = errno;
+        pthread_mutex_lock(&w->mu);
+        if (rc != 0 && !w->failed)
+            w->failed = 1, w->err = err, w->failed_off = off, w->failed_n = n;
+        w->data = NULL;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Waits until no write is in flight; the first failed write as an error. */
+static fti_err writer_idle(enc_writer *w, const fti_l4_names *nm)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->data != NULL)
+        pthread_cond_wait(&w->cv, &w->mu);
+    int failed = w->failed;
+    pthread_mutex_unlock(&w->mu);
+    if (!failed)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_IO, "%s: cannot write %llu bytes of %s at offset %llu: %s", nm->who,
+                    (ull)w->failed_n, nm->dst, (ull)w->failed_off, strerror(w->err));
+}
+
+/* Hands data to the writer once the previous write is done. */
+static fti_err writer_put(enc_writer *w, const void *data, size_t n, uint64_t off,
+                          const fti_l4_names *nm)
+{
+    fti_err e = writer_idle(w, nm);
+    if (e != FTI_E_OK || n == 0)
+        return e;
+    pthread_mutex_lock(&w->mu);
+    w->data = data;
+    w->n = n;
+    w->off = off;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return FTI_E_OK;
+}
+
+static fti_err writer_start(enc_writer *w, const fti_l4_io *dst, const fti_l4_names *nm)
+{
+    memset(w, 0, sizeof *w);
+    w->dst = dst;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->th, NULL, writer_main, w) == 0)
+        return FTI_E_OK;
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    return fti_fail(FTI_E_NOMEM, "%s: cannot start the writer thread for %s", nm->who, nm->dst);
+}
+
+/* Ends the thread after the write in flight; its outcome as an error. */
+static fti_err writer_stop(enc_writer *w, const fti_l4_names *nm)
+{
+    fti_err e = writer_idle(w, nm);
+    pthread_mutex_lock(&w->mu);
+    w->quit = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    return e;
+}
 
 typedef struct enc_state {
     coder cd;
     const fti_l4_encoding *enc;
     size_t chunk, cap;
     uint64_t size, nchunks, pos; /* pos: where the next compressed chunk goes */
-    unsigned char *table, *in, *tmp, *out;
+    unsigned char *table, *in, *tmp, *out[2];
     fti_hash whole;
+    enc_writer writer;
+    int writing; /* the writer thread runs */
 } enc_state;
 
 static uint64_t nchunks_of(uint64_t size, size_t chunk)
@@ -268,13 +369,15 @@ static fti_err enc_open(enc_state *s, const fti_l4_encoding *enc, uint64_t size,
     s->table = alloc_or_fail((size_t)s->nchunks * FTI_L4Z_ENTRY, nm, &e);
     s->in = alloc_or_fail(s->chunk, nm, &e);
     s->tmp = alloc_or_fail(s->chunk, nm, &e);
-    s->out = alloc_or_fail(s->cap, nm, &e);
+    s->out[0] = alloc_or_fail(s->cap, nm, &e);
+    s->out[1] = alloc_or_fail(s->cap, nm, &e);
     return e;
 }
 
 static void enc_close(enc_state *s)
 {
-    free(s->out);
+    free(s->out[1]);
+    free(s->out[0]);
     free(s->tmp);
     free(s->in);
     free(s->table);
@@ -297,11 +400,13 @@ static unsigned pick_stride(const fti_l4_encoding *enc, uint64_t off, size_t n)
     return by[8] * 2 >= n && by[8] > 0 ? 8 : by[4] * 2 >= n && by[4] > 0 ? 4 : 0;
 }
 
-static fti_err enc_chunk(enc_state *s, uint64_t i, const fti_l4_io *src, const fti_l4_io *dst,
-                         const fti_l4_names *nm)
+/* Chunk i compressed into s->out[i % 2] (the writer may still be writing
+ * the other buffer), then handed to the writer. */
+static fti_err enc_chunk(enc_state *s, uint64_t i, const fti_l4_io *src, const fti_l4_names *nm)
 {
     uint64_t off = i * s->chunk;
     size_t n = s->size - off < s->chunk ? (size_t)(s->size - off) : s->chunk, clen = 0;
+    unsigned char *out = s->out[i % 2];
     fti_err e = read_at(src, s->in, n, off, nm);
     if (e != FTI_E_OK)
         return e;
@@ -309,15 +414,14 @@ static fti_err enc_chunk(enc_state *s, uint64_t i, const fti_l4_io *src, const f
     unsigned stride = pick_stride(s->enc, off, n);
     if (stride)
         fti_l4_shuffle(s->in, s->tmp, n, stride);
-    const char *why = coder_compress(&s->cd, stride ? s->tmp : s->in, n, s->out, s->cap, &clen);
+    const char *why = coder_compress(&s->cd, stride ? s->tmp : s->in, n, out, s->cap, &clen);
     if (why != NULL)
         return fti_fail(FTI_E_IO, "%s: compressing chunk %llu of %s into %s failed: %s", nm->who,
                         (ull)i, nm->src, nm->dst, why);
     uint32_t flags = stride;
-    const unsigned char *data = s->out;
-    if (clen >= n) { /* incompressible: store the original bytes */
+    if (clen >= n) { /* incompressible: store the original bytes (cap >= n) */
         flags = F_STORED;
-        data = s->in;
+        memcpy(out, s->in, n);
         clen = n;
     }
     unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
@@ -325,7 +429,7 @@ static fti_err enc_chunk(enc_state *s, uint64_t i, const fti_l4_io *src, const f
     fti_l4_put64(ent + 8, fti_hash_buffer(s->in, n));
     fti_l4_put32(ent + 16, flags);
     fti_l4_put32(ent + 20, 0);
-    e = write_at(dst, data, clen, s->pos, nm);
+    e = writer_put(&s->writer, out, clen, s->pos, nm);
     s->pos += clen;
     return e;
 }
@@ -361,8 +465,15 @@ fti_err fti_l4_encode(const fti_l4_io *src, uint64_t size, const fti_l4_io *dst,
 {
     enc_state s;
     fti_err e = enc_open(&s, enc, size, nm);
+    if (e == FTI_E_OK && (e = writer_start(&s.writer, dst, nm)) == FTI_E_OK)
+        s.writing = 1;
     for (uint64_t i = 0; e == FTI_E_OK && i < s.nchunks; i++)
-        e = enc_chunk(&s, i, src, dst, nm);
+        e = enc_chunk(&s, i, src, nm);
+    if (s.writing) {
+        fti_err w = writer_stop(&s.writer, nm); /* every chunk written before the header */
+        if (e == FTI_E_OK)
+            e = w;
+    }
     if (e == FTI_E_OK)
         e = enc_finish(&s, dst, nm);
     if (e == FTI_E_OK)
