@@ -4,6 +4,7 @@
  *
  *   mpiexec -n 4 -bind-to none bench_levels [DIR] [MIB[,MIB...]] [REPS]
  *   defaults: /dev/shm  64,256  3
+ *   BENCH_BLOCK_KIB=N in the environment sets [advanced] block_size (KiB).
  *
  * Ceilings: raw write (write+fsync of the same bytes per rank, fresh file
  * and overwrite), MPI ring bandwidth (each rank sends its bytes to the next
@@ -49,6 +50,9 @@ static void write_config(const char *path, const char *dir, int inline_l4)
                "meta_dir = %s/meta\ninline_l4 = %d\nkeep_last_ckpt = 0\nverbosity = 3\n"
                "[restart]\nexec_id = bench\n[advanced]\nlocal_test = 1\n",
             nranks < 4 ? nranks : 4, dir, dir, dir, inline_l4);
+    const char *block_kib = getenv("BENCH_BLOCK_KIB"); /* [advanced] block_size, KiB */
+    if (block_kib != NULL)
+        fprintf(f, "block_size = %s\n", block_kib);
     fclose(f);
 }
 
