@@ -148,7 +148,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->l4_local_copy = -1; /* not given: as FTI (check_consistency) */
     cfg->l4_codec = FTI_CODEC_NONE;
     cfg->device_backends = FTI_DEVICES_AUTO;
-    cfg->block_size = 8 << 20; /* L3 chunk; FTI uses 1 MiB, fewer collective steps pay here */
+    cfg->block_size = 8 << 20; /* FTI's L3 chunk, only reported: our L3 sizes its own messages */
     cfg->mpi_tag = 2612;
     cfg->ckpt_tag = 711; /* FTI's defaults, reported by FTI_GetConfig */
     cfg->stage_tag = 406;

@@ -157,10 +157,12 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
         if (!in_place)
             unlink(rebuilt);
     }
+    if (all && adopt_rebuilt(ctx, c, own_ok))
+        return 1;
     const fti_level_ops *lv = fti_level(c->level);
-    if (!all && lv != NULL && lv->discard != NULL)
+    if (lv != NULL && lv->discard != NULL)
         lv->discard(ctx, c);
-    return all && adopt_rebuilt(ctx, c, own_ok);
+    return 0;
 }
 
 /* "l<...>.fti" (layout.c's names), whose stem ends in suffix when given. */

@@ -325,6 +325,14 @@ static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     return rebuild_lost(ctx, c, &j, own, par, &plan);
 }
 
+/* The checkpoint was not chosen: re-created parity goes with it. */
+static void l3_discard(fti_ctx *ctx, const fti_commit *c)
+{
+    char path[FTI_PATH_MAX];
+    fti_path_parity_rebuilt(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    unlink(path);
+}
+
 /* This member's re-created parity takes the lost one's place. */
 static int adopt_parity(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
 {
@@ -360,22 +368,17 @@ static void l3_reprotect(fti_ctx *ctx, const fti_commit *c)
     fti_path_parity(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
     fti_log(FTI_LOG_WARN, "L3: re-created parity could not be adopted in group %d; encoding it again",
             ctx->topo.group);
+    l3_discard(ctx, c);
     if (l3_post(ctx, c, &ring) != FTI_E_OK)
         fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", path);
-}
-
-/* The checkpoint was not chosen: re-created parity goes with it. */
-static void l3_discard(fti_ctx *ctx, const fti_commit *c)
-{
-    char path[FTI_PATH_MAX];
-    fti_path_parity_rebuilt(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
-    unlink(path);
 }
 
 static void l3_remove(fti_ctx *ctx, int slot)
 {
     char path[FTI_PATH_MAX];
     fti_path_parity(&ctx->dirs, path, slot, ctx->topo.app_rank);
+    unlink(path);
+    fti_path_parity_rebuilt(&ctx->dirs, path, slot, ctx->topo.app_rank); /* a crashed restart's */
     unlink(path);
 }
 
