@@ -77,6 +77,8 @@ void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)
     if (fti_prunes_after(&ctx->cfg, c->level))
         fti_prune_local(ctx, ctx->cfg.keep_all_levels ? 1 : c->level,
                         c->level == 4 && !ctx->cfg.l4_local_copy);
+    else if (c->level == 1 && ctx->cfg.l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE)
+        fti_prune_local(ctx, 1, 1); /* FTI keeps that copy in its L1 directory: replaced */
 }
 
 void fti_remove_ckpt_files(const char *dir)

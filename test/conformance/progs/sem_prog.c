@@ -5,7 +5,8 @@
  *   sem_prog CONFIG crash  SEED LEVEL...  one checkpoint per LEVEL (ids SEED,
  *                                         SEED+1, ...), then exit without
  *                                         FTI_Finalize (FTI's crash simulation)
- *   sem_prog CONFIG finish SEED LEVEL...  the same, then FTI_Finalize
+ *   sem_prog CONFIG finish SEED LEVEL...  the same, then FTI_Finalize (LIST_LOCAL=DIR:
+ *                                         list the files below DIR first)
  *   sem_prog CONFIG check  SEED           restart: FTI_Recover, every byte equal to
  *                                         checkpoint SEED's; exit 20 when FTI_Init
  *                                         or FTI_Recover fails, 30 on wrong bytes;
@@ -83,6 +84,25 @@ static void crash(void)
     exit(0);
 }
 
+/* With LIST_LOCAL=DIR: rank 0 prints "local: <path>" for each file below
+ * DIR once every rank's checkpoints returned (what the job keeps locally
+ * while it runs). */
+static void list_local_files(void)
+{
+    const char *dir = getenv("LIST_LOCAL");
+    if (dir == NULL)
+        return;
+    MPI_Barrier(FTI_COMM_WORLD);
+    if (rank == 0) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "find '%s' -type f | sed 's/^/local: /'", dir);
+        fflush(stdout);
+        if (system(cmd) != 0)
+            fprintf(stderr, "LIST_LOCAL: cannot list %s\n", dir);
+    }
+    MPI_Barrier(FTI_COMM_WORLD);
+}
+
 /* ---- crash / finish / check: one buffer of rank-dependent size ------------ */
 
 #define NBUF(r) (96 * 1024 + 37 * (size_t)(r))
@@ -100,6 +120,7 @@ static int checkpoints(char **levels, int n, int seed, int finalize)
     }
     if (!finalize)
         crash();
+    list_local_files();
     FTI_Finalize();
     free(buf);
     return 0;
