@@ -228,6 +228,36 @@ static void test_due_until_taken(void **state)
 }
 
 /* Iteration and time levels together: the highest due level wins. */
+/* Iterations far shorter than the interval (and as jittery as a loaded
+ * machine makes them) need few sync points: the step doubles up to
+ * max_sync_intv. Each sync is a reduction on every rank, so a step that
+ * shrank on jitter made FTI_Snapshot cost a collective per call. */
+static void test_short_iterations_sync_rarely(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_min[1] = 1;
+    c.max_sync_intv = 512;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    int syncs = 0;
+    uint64_t last = s.last_sync_iter;
+    volatile double sink = 0;
+    for (int i = 0; i < 20000; i++) {
+        for (int k = 0; k < (i * 7919) % 300; k++) /* 0 to ~1 us of work, irregular */
+            sink += k;
+        assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 0);
+        if (s.last_sync_iter != last) {
+            syncs++;
+            last = s.last_sync_iter;
+        }
+    }
+    /* 1, 2, 4, ..., 512: 10 syncs, then one per 512 iterations: about 48 */
+    if (syncs > 60)
+        fail_msg("%d sync points in 20000 short iterations, expected about 48", syncs);
+    assert_int_equal(s.step, 512);
+}
+
 static void test_highest_wins_mixed(void **state)
 {
     (void)state;
@@ -265,6 +295,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_time_periods),
         cmocka_unit_test(test_seconds_interval_fires_and_replans),
         cmocka_unit_test(test_due_until_taken),
+        cmocka_unit_test(test_short_iterations_sync_rarely),
         cmocka_unit_test(test_highest_wins_mixed),
     };
     int rc = cmocka_run_group_tests_name("schedule", tests, NULL, NULL);
