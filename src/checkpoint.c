@@ -129,6 +129,8 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     double secs = fti_now() - t0;
     if (e == FTI_E_OK)
         fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
+    if (e == FTI_E_OK && level == FTI_L4_DCP) /* committed on every rank */
+        fti_dcp_report(ctx); /* after the checkpoint's line, as FTI prints them */
     ctx->metrics.job.blocked += secs; /* metrics: the job summary */
     fti_watchdog_reference(secs);
     return e;
@@ -173,8 +175,6 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     tm.write = fti_now() - t0;
     fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
                           "checkpoint's first collective (its size)");
-    if (c.io == FTI_IO_DCP)
-        fti_dcp_report(ctx);
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && !dcp)

@@ -214,7 +214,9 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
                 (unsigned long long)(l.image.file_size - l.image.data_offset), l.depth);
     *bytes = l.data_offset + l.data_size;
     last_changed = e == FTI_E_OK ? l.data_size : 0;
-    last_data = e == FTI_E_OK ? l.image.file_size - l.image.data_offset : 0;
+    last_data = 0;
+    for (uint32_t i = 0; e == FTI_E_OK && i < l.image.nvars; i++)
+        last_data += l.image.vars[i].nbytes;
     fti_dcp_layer_free(&l);
     if (have_prev)
         fti_dcp_layer_free(&prev);

@@ -25,8 +25,8 @@ int fti_dcp_active(const fti_ctx *ctx);
  * name only once complete and synced; the committed chain is never touched. */
 fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
 
-/* Collective over the application ranks, after every rank wrote (or failed
- * to write) its layer: rank 0 prints the changed share of the data. */
+/* Collective over the application ranks, once a level-8 checkpoint is
+ * committed: rank 0 prints the share of the data its layers stored. */
 void fti_dcp_report(fti_ctx *ctx);
 
 /* Not collective: restores this rank's local file of c (level 4 slot file)

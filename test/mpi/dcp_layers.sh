@@ -28,12 +28,20 @@ write_config "$T/c.fti" node_size=4 group_size=1 enable_dcp=1 dcp_mode=1 dcp_blo
 #   1: base (all)  2: 0%  3: 1%  4: 10%  5: 100%  6: 0% but a new base (5 layers)
 run 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "step 1"; }
 [ "$(data_bytes 0 1)" -ge $((2 * 1024 * 1024)) ] || fail "base layer holds less than var 1"
+# FTI's statistics line (stdout, rank 0): the share of the data the layers stored
+share() { sed -n 's/^\[ FTI  dCP Message \] : Total CP data: .* dCP share: \([0-9.]*\)%$/\1/p' "$T/out"; }
+[ "$(share)" = 100.00 ] || { cat "$T/out"; fail "base: dCP share line '$(share)', expected 100.00"; }
 for s in 2 3 4 5 6; do
   run "$s" > "$T/out" 2>&1 || { cat "$T/out"; fail "step $s"; }
   grep -q "RESTORED step=$((s - 1))" "$T/out" || { cat "$T/out"; fail "restore of step $((s - 1))"; }
   grep -q "CKPT step=$s" "$T/out" || { cat "$T/out"; fail "checkpoint of step $s"; }
   d=$(data_bytes 0 "$s")
-  echo "step $s: rank 0 layer holds $d data bytes"
+  echo "step $s: rank 0 layer holds $d data bytes, dCP share $(share)%"
+  case $s in
+    2) awk -v x="$(share)" 'BEGIN { exit !(x != "" && x < 5) }' || fail "0% changed: share $(share)" ;;
+    5) awk -v x="$(share)" 'BEGIN { exit !(x != "" && x > 99) }' || fail "100% changed: share $(share)" ;;
+    6) [ "$(share)" = 100.00 ] || fail "new base: share $(share)" ;;
+  esac
   case $s in
     2) [ "$d" -le 65536 ] || fail "0% changed wrote $d bytes" ;;      # var 0, var 2 only
     3) [ "$d" -le $((20 * 4096 + 65536)) ] || fail "1% changed wrote $d bytes" ;;
