@@ -500,22 +500,24 @@ void fti_emu_host_stats(size_t *allocated, size_t *live)
     pthread_mutex_unlock(&emu.lock);
 }
 
-int fti_emu_read(void *dst, const void *dev, size_t n)
+/* A checked copy: dev, the device side, must hold the n bytes. */
+static int checked_copy(void *dst, const void *src, size_t n, const void *dev, const char *what)
 {
-    if (range_check(dev, n, "fti_emu_read") != 0)
+    if (range_check(dev, n, what) != 0)
         return -1;
     if (n > 0)
-        memcpy(dst, dev, n);
+        memcpy(dst, src, n);
     return 0;
+}
+
+int fti_emu_read(void *dst, const void *dev, size_t n)
+{
+    return checked_copy(dst, dev, n, dev, "fti_emu_read");
 }
 
 int fti_emu_write(void *dev, const void *src, size_t n)
 {
-    if (range_check(dev, n, "fti_emu_write") != 0)
-        return -1;
-    if (n > 0)
-        memcpy(dev, src, n);
-    return 0;
+    return checked_copy(dev, src, n, dev, "fti_emu_write");
 }
 
 const fti_device_ops fti_emu_ops = {
