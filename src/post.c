@@ -140,13 +140,7 @@ static int wants_async(const fti_config *cfg)
 
 static void warn_no_thread(fti_ctx *ctx)
 {
-    if (ctx->topo.app_rank != 0)
-        return;
-    if (ctx->cfg.staging_mib > 0)
-        fti_log(FTI_LOG_WARN, "config %s: staging_mib = %d needs MPI initialised with "
-                "MPI_Init_thread(MPI_THREAD_MULTIPLE); checkpoints are written synchronously",
-                ctx->cfg.file, ctx->cfg.staging_mib);
-    if (!ctx->cfg.head && wants_async(&ctx->cfg))
+    if (ctx->topo.app_rank == 0 && !ctx->cfg.head && wants_async(&ctx->cfg))
         fti_log(FTI_LOG_WARN, "config %s: inline_lX = 0 without heads needs MPI initialised with "
                 "MPI_Init_thread(MPI_THREAD_MULTIPLE); post-processing runs inline", ctx->cfg.file);
 }
@@ -190,6 +184,10 @@ fti_err fti_post_init(fti_ctx *ctx)
     /* Collective over the application ranks, once: staging then needs none. */
     if (e == FTI_E_OK && ctx->cfg.staging_mib > 0)
         p->can_stage = fti_all_ok(ctx->topo.app, p->started);
+    if (e == FTI_E_OK && ctx->cfg.staging_mib > 0 && !p->can_stage && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "config %s: staging_mib = %d needs MPI initialised with "
+                "MPI_Init_thread(MPI_THREAD_MULTIPLE) on every rank; checkpoints are written "
+                "synchronously", ctx->cfg.file, ctx->cfg.staging_mib);
     return e;
 }
 
