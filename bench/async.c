@@ -44,18 +44,6 @@ static void write_config(const char *path, const char *dir, int staging_mib, con
     fclose(f);
 }
 
-static void load_average(char *out, size_t cap)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    double a = 0, b = 0, c = 0;
-    if (f == NULL || fscanf(f, "%lf %lf %lf", &a, &b, &c) != 3)
-        snprintf(out, cap, "unknown");
-    else
-        snprintf(out, cap, "%.2f %.2f %.2f", a, b, c);
-    if (f != NULL)
-        fclose(f);
-}
-
 static void pause_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -132,12 +120,12 @@ int main(int argc, char **argv)
     bench_mkdtemp(base, "fti-bench-async-", dir, sizeof dir, MPI_COMM_WORLD);
     char *data = bench_alloc(len, 1 + (unsigned)rank);
     char *copy = bench_alloc(len, 99); /* pre-faulted, as the library's kept copy is */
-    load_average(load0, sizeof load0);
+    bench_loadavg_text(load0, sizeof load0);
     double mc_sync[MAX_REPS], mc[MAX_REPS];
     double sync = run(dir, data, copy, len, reps, 0, 0.01, mc_sync);
     double staged = run(dir, data, copy, len, reps, mib + 1, 2 * sync + 0.05, mc);
     double memcpy_t = bench_median(mc, reps);
-    load_average(load1, sizeof load1);
+    bench_loadavg_text(load1, sizeof load1);
     if (rank == 0) {
         printf("{\"bench\":\"async\",\"ranks\":%d,\"mib_per_rank\":%d,\"reps\":%d,\"dir\":\"%s\","
                "\"memcpy_s\":%.6f,\"l4_sync_s\":%.6f,\"l4_staged_s\":%.6f,\"ratio_memcpy\":%.3f,"

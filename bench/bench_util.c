@@ -117,6 +117,18 @@ double bench_timed(void (*fn)(void *), void *arg, MPI_Comm comm)
     return bench_max(t, comm);
 }
 
+void bench_loadavg_text(char *out, size_t cap)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double a = 0, b = 0, c = 0;
+    if (f == NULL || fscanf(f, "%lf %lf %lf", &a, &b, &c) != 3)
+        snprintf(out, cap, "unknown");
+    else
+        snprintf(out, cap, "%.2f %.2f %.2f", a, b, c);
+    if (f != NULL)
+        fclose(f);
+}
+
 double bench_loadavg(void)
 {
     double l = -1;

@@ -44,4 +44,8 @@ double bench_timed(void (*fn)(void *), void *arg, MPI_Comm comm);
  * beside timings so a loaded machine is visible in the result. */
 double bench_loadavg(void);
 
+/* The three load averages as text ("unknown" when unreadable), for the
+ * benches that print them at the start and the end of a run. */
+void bench_loadavg_text(char *out, size_t cap);
+
 #endif /* FTI_BENCH_UTIL_H */

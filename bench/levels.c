@@ -50,18 +50,6 @@ static int rank, nranks;
 
 /* ---- setup ----------------------------------------------------------------- */
 
-static void loadavg(char *out, size_t cap)
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    out[0] = '\0';
-    if (f != NULL) {
-        if (fgets(out, (int)cap, f) == NULL)
-            out[0] = '\0';
-        fclose(f);
-    }
-    out[strcspn(out, "\n")] = '\0';
-}
-
 /* keep = 1: files stay at FTI_Finalize (keep_last_ckpt with keep_all_levels),
  * for the restart cases; 0: FTI's default removal, for the checkpoint times. */
 static void write_config(const char *path, const char *dir, int inline_l4, int bs_kib, int keep)
@@ -341,7 +329,7 @@ static void report(const char *dir, int mib, const ceilings *c, const times *m, 
     }
     info("restart, L4 all local lost", m->r_l4_all, rh / m->r_l4_all, "of read+hash");
     char load1[128];
-    loadavg(load1, sizeof load1);
+    bench_loadavg_text(load1, sizeof load1);
     printf("  load average: start %s | end %s\n", load0, load1);
 }
 
@@ -387,7 +375,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     char load0[128];
-    loadavg(load0, sizeof load0);
+    bench_loadavg_text(load0, sizeof load0);
     if (rank == 0)
         printf("load average at start: %s\n", load0);
     const char *base = argc > 1 ? argv[1] : "/dev/shm";
