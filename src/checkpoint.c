@@ -54,12 +54,7 @@ fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const f
 {
     char path[FTI_PATH_MAX];
     fti_file_header hdr;
-    memset(&hdr, 0, sizeof hdr);
-    hdr.seq = c->seq;
-    hdr.ckpt_id = c->id;
-    hdr.level = (uint32_t)c->level;
-    hdr.rank = (uint32_t)ctx->topo.app_rank;
-    hdr.exec_tag = fti_exec_tag(ctx->dirs.exec_id);
+    fti_expect_data_header(&hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
     fti_err e = fti_file_write_sets(path, reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
                                     &ctx->capture);

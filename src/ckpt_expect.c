@@ -29,6 +29,19 @@ void fti_expect_data(fti_expect *x, const fti_commit *c, int rank, const char *e
     x->role = role;
 }
 
+void fti_expect_data_header(fti_file_header *h, const fti_commit *c, int rank,
+                            const char *exec_id)
+{
+    memset(h, 0, sizeof *h);
+    h->version = FTI_FILE_VERSION;
+    h->kind = FTI_KIND_DATA;
+    h->seq = c->seq;
+    h->ckpt_id = c->id;
+    h->level = (uint32_t)c->level;
+    h->rank = (uint32_t)rank;
+    h->exec_tag = fti_exec_tag(exec_id);
+}
+
 void fti_expect_parity(fti_expect *x, const fti_commit *c, int holder, int group,
                        const char *exec_id)
 {

@@ -33,6 +33,11 @@ uint64_t fti_exec_tag(const char *exec_id);
 void fti_expect_data(fti_expect *x, const fti_commit *c, int rank, const char *exec_id,
                      const char *role);
 
+/* The header a data file of commit c for `rank` is written with: the
+ * fields fti_expect_data checks (the writer fills in sizes and checksums). */
+void fti_expect_data_header(fti_file_header *h, const fti_commit *c, int rank,
+                            const char *exec_id);
+
 /* The L3 parity file held by member `holder` of a group of `group` nodes. */
 void fti_expect_parity(fti_expect *x, const fti_commit *c, int holder, int group,
                        const char *exec_id);

@@ -9,18 +9,6 @@
 #include "integrity.h"
 #include "log.h"
 
-void fti_l4_header_of(const fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
-{
-    memset(hdr, 0, sizeof *hdr);
-    hdr->version = FTI_FILE_VERSION;
-    hdr->kind = FTI_KIND_DATA;
-    hdr->seq = c->seq;
-    hdr->ckpt_id = c->id;
-    hdr->level = (uint32_t)c->level;
-    hdr->rank = (uint32_t)ctx->topo.app_rank;
-    hdr->exec_tag = fti_exec_tag(ctx->dirs.exec_id);
-}
-
 int fti_l4_image_possible(const fti_registry *reg)
 {
     for (int i = 0; i < reg->nvars; i++)
@@ -33,7 +21,7 @@ fti_err fti_l4_image_open(fti_l4_image *im, const fti_ctx *ctx, const fti_commit
 {
     memset(im, 0, sizeof *im);
     im->reg = &ctx->reg;
-    fti_l4_header_of(ctx, c, &im->hdr);
+    fti_expect_data_header(&im->hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
     fti_err e = fti_file_plan(&ctx->reg, &im->hdr);
     if (e != FTI_E_OK)
         return e;

@@ -16,10 +16,6 @@ typedef struct fti_l4_image {
     unsigned char *head;   /* its encoded header: hdr.data_offset bytes */
 } fti_l4_image;
 
-/* The header identity of rank's file of checkpoint c (seq, id, level, rank,
- * exec tag), as the local writer records it. */
-void fti_l4_header_of(const fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr);
-
 /* 1 when every protected variable is in host memory (the image reads it
  * directly; device variables need the capture pipeline of ckpt_file.c). */
 int fti_l4_image_possible(const fti_registry *reg);

@@ -230,7 +230,7 @@ fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *h
     fti_l4_temp_path(tmp, global, "tmp");
     fti_err e;
     if (c->codec == FTI_CODEC_NONE) { /* the checkpoint file itself, hashed as it is written */
-        fti_l4_header_of(ctx, c, hdr);
+        fti_expect_data_header(hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
         e = fti_file_write_sets(tmp, &ctx->reg, hdr, (size_t)ctx->cfg.gpu_host_bufsize,
                                 &ctx->capture);
     } else {

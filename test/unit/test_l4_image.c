@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "ckpt_expect.h"
 #include "ckpt_file.h"
 #include "levels/l4_image.h"
 #include "registry.h"
@@ -62,7 +63,7 @@ static int setup(void **state)
     snprintf(path, sizeof path, "%s/ref-%d.fti", dir != NULL ? dir : "/tmp", (int)getpid());
     fti_commit c = {.seq = 9, .id = 4, .level = 4};
     fti_file_header hdr;
-    fti_l4_header_of(&f->ctx, &c, &hdr);
+    fti_expect_data_header(&hdr, &c, f->ctx.topo.app_rank, f->ctx.dirs.exec_id);
     assert_int_equal(fti_file_write(path, &f->ctx.reg, &hdr, 0), FTI_E_OK);
     f->file_len = hdr.file_size;
     fti_file_header_free(&hdr);
