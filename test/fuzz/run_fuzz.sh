@@ -17,7 +17,7 @@ for target in config ckpt meta; do
   (cd "$T/found-$target" && "$bin" -max_total_time="$SECS" -max_len=16384 -print_final_stats=1 \
       "$T/corpus/$target" 2>&1 | grep -E "stat::number_of_executed_runs|^#[0-9]+ +DONE" || true)
   # libFuzzer writes crash-*/leak-*/timeout-* files for any failure.
-  if ls "$T/found-$target" | grep -qE '^(crash|leak|timeout|oom)-'; then
+  if grep -qE '^(crash|leak|timeout|oom)-' <<< "$(ls "$T/found-$target")"; then
     echo "FAIL: fuzz_$target found an input that breaks the parser: $T/found-$target"; exit 1
   fi
 done

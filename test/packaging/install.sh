@@ -30,7 +30,7 @@ for tool in fti-ckpt fti-run fti-fault fti-node-exec; do
   echo "ok: $tool --version = $out; man page $page"
 done
 if command -v man > /dev/null; then
-  MANPATH="$P/share/man" man -P cat fti-run 2> /dev/null | grep -q "max-restarts" || fail "man fti-run does not render"
+  grep -q "max-restarts" <<< "$(MANPATH="$P/share/man" man -P cat fti-run 2> /dev/null)" || fail "man fti-run does not render"
 fi
 
 for f in share/fti/config-templates/all-levels.fti share/fti/config-templates/l1-only.fti \

@@ -39,10 +39,13 @@ case "$mode" in
 esac
 
 # shared: the binary must use the installed libfti, not the build tree's.
+# ldd's output is captured first: under pipefail, grep -q closing the pipe
+# early would fail the pipeline through ldd's SIGPIPE.
+linked=$(ldd "$app")
 if [ "$mode" = shared ]; then
-  ldd "$app" | grep -q "$libdir/libfti.so" || { ldd "$app"; fail "libfti not resolved from the install prefix"; }
+  grep -q "$libdir/libfti.so" <<< "$linked" || { echo "$linked"; fail "libfti not resolved from the install prefix"; }
 fi
-if [ "$mode" != shared ] && ldd "$app" | grep -q 'libfti\.so'; then fail "static link pulled libfti.so"; fi
+if [ "$mode" != shared ] && grep -q 'libfti\.so' <<< "$linked"; then fail "static link pulled libfti.so"; fi
 
 cat > "$T/app.fti" <<CFG
 [basic]
