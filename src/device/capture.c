@@ -293,50 +293,132 @@ static int read_full(pipe_t *p, int fd, void *buf, size_t n, off_t off)
     return 0;
 }
 
+/* ---- between a device region and a file ---------------------------------- */
+
+/* One transfer between a device region and a file range, either way. */
+typedef struct file_xfer {
+    const void *src; /* the device region */
+    void *dst;       /* the same region when a restore writes it, else NULL */
+    size_t n;        /* bytes */
+    int fd;
+    off_t off;       /* where the region starts in the file */
+    fti_hash *hash;  /* updated with the bytes moved; may be NULL */
+} file_xfer;
+
+static off_t file_offset(const pipe_t *p, const file_xfer *x, size_t idx)
+{
+    return x->off + (off_t)(idx * p->chunk);
+}
+
 /* ---- device -> file ------------------------------------------------------- */
 
-static int copy_out(pipe_t *p, const void *handle, size_t idx, size_t n)
+static int copy_out(pipe_t *p, const file_xfer *x, size_t idx)
 {
     int b = (int)(idx % (size_t)p->depth);
-    if (p->ops->to_host(p->set->stream[b], p->set->buf[b], handle, idx * p->chunk,
-                        chunk_len(p, idx, n)) != 0)
+    if (p->ops->to_host(p->set->stream[b], p->set->buf[b], x->src, idx * p->chunk,
+                        chunk_len(p, idx, x->n)) != 0)
         return pipe_device_error(p, "device->host copy", idx);
     return 0;
 }
 
 /* Chunk idx is in flight: wait for it, hash it, write it. */
-static int drain_out(pipe_t *p, size_t idx, size_t n, int fd, off_t off, fti_hash *hash)
+static int drain_out(pipe_t *p, const file_xfer *x, size_t idx)
 {
     int b = (int)(idx % (size_t)p->depth);
-    size_t len = chunk_len(p, idx, n);
+    size_t len = chunk_len(p, idx, x->n);
     if (p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "device->host copy", idx);
-    if (hash != NULL)
-        fti_hash_update(hash, p->set->buf[b], len);
-    return write_full(p, fd, p->set->buf[b], len, off + (off_t)(idx * p->chunk));
+    if (x->hash != NULL)
+        fti_hash_update(x->hash, p->set->buf[b], len);
+    return write_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx));
+}
+
+static void stream_out(pipe_t *p, const file_xfer *x)
+{
+    int rc = copy_out(p, x, 0);
+    for (size_t i = 0; rc == 0 && i < p->nchunks; i++) {
+        /* Start the next copy first: it runs while this chunk is written. */
+        if (i + 1 < p->nchunks)
+            rc = copy_out(p, x, i + 1);
+        if (rc == 0)
+            rc = drain_out(p, x, i);
+    }
+}
+
+/* ---- file -> device ------------------------------------------------------- */
+
+/* Reads and hashes chunk idx into its buffer once the buffer's previous copy
+ * (chunk idx - depth) is done, then starts the copy to the device. */
+static int fill_in(pipe_t *p, const file_xfer *x, size_t idx)
+{
+    int b = (int)(idx % (size_t)p->depth);
+    size_t len = chunk_len(p, idx, x->n);
+    if (idx >= (size_t)p->depth && p->ops->stream_sync(p->set->stream[b]) != 0)
+        return pipe_device_error(p, "host->device copy", idx - (size_t)p->depth);
+    if (read_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx)) != 0)
+        return -1;
+    if (x->hash != NULL)
+        fti_hash_update(x->hash, p->set->buf[b], len);
+    if (p->ops->to_device(p->set->stream[b], x->dst, idx * p->chunk, p->set->buf[b], len) != 0)
+        return pipe_device_error(p, "host->device copy", idx);
+    return 0;
+}
+
+/* The last copies are still in flight: a restore is complete only once they
+ * are, so their errors must be reported here rather than in pipe_close. */
+static int finish_in(pipe_t *p)
+{
+    for (int b = 0; b < p->depth; b++) {
+        size_t last = p->nchunks - 1;
+        size_t idx = last - (last - (size_t)b) % (size_t)p->depth;
+        if (p->ops->stream_sync(p->set->stream[b]) != 0)
+            return pipe_device_error(p, "host->device copy", idx);
+    }
+    return 0;
+}
+
+static void stream_in(pipe_t *p, const file_xfer *x)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < p->nchunks; i++)
+        rc = fill_in(p, x, i);
+    if (rc == 0)
+        finish_in(p);
+}
+
+/* ---- the two file directions ------------------------------------------------ */
+
+/* Runs one direction's loop (stream_out or stream_in) on a pipe opened for x;
+ * both directions check, attach, order and close alike. */
+static int capture_file(void (*loop)(pipe_t *, const file_xfer *), fti_capture_sets *sets,
+                        const fti_device_ops *ops, const file_xfer *x, size_t bufsize,
+                        char *err, size_t errlen)
+{
+    pipe_t p;
+    pipe_init(&p, ops, bufsize, err, errlen);
+    int started = pipe_start(&p, sets, x->src, x->n, x->fd, x->off, bufsize);
+    if (started <= 0)
+        return started;
+    if (pipe_ready(&p, x->src, x->n) == 0)
+        loop(&p, x);
+    pipe_close(&p); /* a failure is recorded in p.failed, here or before */
+    return p.failed ? -1 : 0;
 }
 
 int fti_capture_to_file(fti_capture_sets *sets, const fti_device_ops *ops, const void *handle,
                         size_t n, int fd, off_t off, size_t bufsize, fti_hash *hash, char *err,
                         size_t errlen)
 {
-    pipe_t p;
-    pipe_init(&p, ops, bufsize, err, errlen);
-    int started = pipe_start(&p, sets, handle, n, fd, off, bufsize);
-    if (started <= 0)
-        return started;
-    int rc = pipe_ready(&p, handle, n);
-    if (rc == 0)
-        rc = copy_out(&p, handle, 0, n);
-    for (size_t i = 0; rc == 0 && i < p.nchunks; i++) {
-        /* Start the next copy first: it runs while this chunk is written. */
-        if (i + 1 < p.nchunks)
-            rc = copy_out(&p, handle, i + 1, n);
-        if (rc == 0)
-            rc = drain_out(&p, i, n, fd, off, hash);
-    }
-    pipe_close(&p);
-    return p.failed ? -1 : 0;
+    file_xfer x = {.src = handle, .n = n, .fd = fd, .off = off, .hash = hash};
+    return capture_file(stream_out, sets, ops, &x, bufsize, err, errlen);
+}
+
+int fti_capture_from_file(fti_capture_sets *sets, const fti_device_ops *ops, void *handle,
+                          size_t n, int fd, off_t off, size_t bufsize, fti_hash *hash, char *err,
+                          size_t errlen)
+{
+    file_xfer x = {.src = handle, .dst = handle, .n = n, .fd = fd, .off = off, .hash = hash};
+    return capture_file(stream_in, sets, ops, &x, bufsize, err, errlen);
 }
 
 /* ---- device -> host memory ------------------------------------------------ */
@@ -363,56 +445,5 @@ int fti_capture_to_memory(fti_capture_sets *sets, const fti_device_ops *ops, con
             rc = pipe_device_error(&p, "device->host copy", i);
     }
     pipe_close(&p); /* waits for every copy; a failed one is recorded there */
-    return p.failed ? -1 : 0;
-}
-
-/* ---- file -> device ------------------------------------------------------- */
-
-/* Reads and hashes chunk idx into its buffer once the buffer's previous copy
- * (chunk idx - depth) is done, then starts the copy to the device. */
-static int fill_in(pipe_t *p, void *handle, size_t idx, size_t n, int fd, off_t off,
-                   fti_hash *hash)
-{
-    int b = (int)(idx % (size_t)p->depth);
-    size_t len = chunk_len(p, idx, n);
-    if (idx >= (size_t)p->depth && p->ops->stream_sync(p->set->stream[b]) != 0)
-        return pipe_device_error(p, "host->device copy", idx - (size_t)p->depth);
-    if (read_full(p, fd, p->set->buf[b], len, off + (off_t)(idx * p->chunk)) != 0)
-        return -1;
-    if (hash != NULL)
-        fti_hash_update(hash, p->set->buf[b], len);
-    if (p->ops->to_device(p->set->stream[b], handle, idx * p->chunk, p->set->buf[b], len) != 0)
-        return pipe_device_error(p, "host->device copy", idx);
-    return 0;
-}
-
-/* The last copies are still in flight: a restore is complete only once they
- * are, so their errors must be reported here rather than in pipe_close. */
-static int finish_in(pipe_t *p)
-{
-    for (int b = 0; b < p->depth; b++) {
-        size_t last = p->nchunks - 1;
-        size_t idx = last - (last - (size_t)b) % (size_t)p->depth;
-        if (p->ops->stream_sync(p->set->stream[b]) != 0)
-            return pipe_device_error(p, "host->device copy", idx);
-    }
-    return 0;
-}
-
-int fti_capture_from_file(fti_capture_sets *sets, const fti_device_ops *ops, void *handle,
-                          size_t n, int fd, off_t off, size_t bufsize, fti_hash *hash, char *err,
-                          size_t errlen)
-{
-    pipe_t p;
-    pipe_init(&p, ops, bufsize, err, errlen);
-    int started = pipe_start(&p, sets, handle, n, fd, off, bufsize);
-    if (started <= 0)
-        return started;
-    int rc = pipe_ready(&p, handle, n);
-    for (size_t i = 0; rc == 0 && i < p.nchunks; i++)
-        rc = fill_in(&p, handle, i, n, fd, off, hash);
-    if (rc == 0)
-        finish_in(&p);
-    pipe_close(&p);
     return p.failed ? -1 : 0;
 }
