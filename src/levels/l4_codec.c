@@ -105,25 +105,25 @@ static void unshuffle_any(const unsigned char *in, unsigned char *out, size_t m,
         (b) ^= t_;                                              \
     } while (0)
 
+/* One round of the transpose: rows i and i + half, for every i with bit
+ * `half` clear, swap their `shift`-bit blocks. Unrolled, so that r stays in
+ * registers. */
+static inline void swap_round(uint64_t r[8], unsigned half, unsigned shift, uint64_t mask)
+{
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < 8; i++)
+        if ((i & half) == 0)
+            SWAP_BLOCKS(r[i], r[i + half], shift, mask);
+}
+
 /* Transposes the 8x8 byte matrix r[row] byte [col] in place (three rounds
- * of block swaps): 8-byte loads and stores instead of 64 single bytes.
- * Its own inverse. */
+ * of block swaps: 4, 2 and 1 bytes): 8-byte loads and stores instead of 64
+ * single bytes. Its own inverse. */
 static inline void transpose8(uint64_t r[8])
 {
-    const uint64_t m32 = 0x00000000ffffffffull, m16 = 0x0000ffff0000ffffull,
-                   m8 = 0x00ff00ff00ff00ffull;
-    SWAP_BLOCKS(r[0], r[4], 32, m32);
-    SWAP_BLOCKS(r[1], r[5], 32, m32);
-    SWAP_BLOCKS(r[2], r[6], 32, m32);
-    SWAP_BLOCKS(r[3], r[7], 32, m32);
-    SWAP_BLOCKS(r[0], r[2], 16, m16);
-    SWAP_BLOCKS(r[1], r[3], 16, m16);
-    SWAP_BLOCKS(r[4], r[6], 16, m16);
-    SWAP_BLOCKS(r[5], r[7], 16, m16);
-    SWAP_BLOCKS(r[0], r[1], 8, m8);
-    SWAP_BLOCKS(r[2], r[3], 8, m8);
-    SWAP_BLOCKS(r[4], r[5], 8, m8);
-    SWAP_BLOCKS(r[6], r[7], 8, m8);
+    swap_round(r, 4, 32, 0x00000000ffffffffull);
+    swap_round(r, 2, 16, 0x0000ffff0000ffffull);
+    swap_round(r, 1, 8, 0x00ff00ff00ff00ffull);
 }
 
 /* Stride 8 (doubles), 8 elements at a time: element i's bytes are row i;
@@ -160,24 +160,26 @@ static void unshuffle8(const unsigned char *in, unsigned char *out, size_t m)
     unshuffle_any(in, out, m, done, 8);
 }
 
-void fti_l4_shuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride)
+/* The filter either way: `undo` selects the inverse, the layout code is shared. */
+static void shuffle_filter(const unsigned char *in, unsigned char *out, size_t n, unsigned stride,
+                           int undo)
 {
     size_t m = stride > 0 ? n / stride : 0, body = m * stride;
     if (stride == 8)
-        shuffle8(in, out, m);
+        (undo ? unshuffle8 : shuffle8)(in, out, m);
     else if (stride > 0)
-        shuffle_any(in, out, m, 0, stride);
+        (undo ? unshuffle_any : shuffle_any)(in, out, m, 0, stride);
     memcpy(out + body, in + body, n - body);
+}
+
+void fti_l4_shuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride)
+{
+    shuffle_filter(in, out, n, stride, 0);
 }
 
 void fti_l4_unshuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride)
 {
-    size_t m = stride > 0 ? n / stride : 0, body = m * stride;
-    if (stride == 8)
-        unshuffle8(in, out, m);
-    else if (stride > 0)
-        unshuffle_any(in, out, m, 0, stride);
-    memcpy(out + body, in + body, n - body);
+    shuffle_filter(in, out, n, stride, 1);
 }
 
 /* ---- codecs --------------------------------------------------------------- */
