@@ -20,64 +20,104 @@ static void copy_cut(char *dst, size_t n, const char *src)
 }
 #define COPY(dst, src) copy_cut((dst), sizeof(dst), (src))
 
-static void fill_configuration(FTIT_configuration *c, const fti_ctx *ctx)
+/* Which features are on. */
+static void fill_features(FTIT_configuration *c, const fti_config *cfg)
 {
-    const fti_config *cfg = &ctx->cfg;
     c->stagingEnabled = cfg->enable_staging;
     c->dcpPosix = cfg->enable_dcp && cfg->ckpt_io_given != 3;
     c->dcpFtiff = cfg->enable_dcp && cfg->ckpt_io_given == 3;
     c->keepL4Ckpt = cfg->keep_l4_ckpt;
     c->keepHeadsAlive = cfg->keep_heads_alive;
-    c->dcpMode = cfg->dcp_mode;
-    c->dcpBlockSize = cfg->dcp_block_size;
-    COPY(c->cfgFile, cfg->file);
     c->saveLastCkpt = cfg->keep_last_ckpt;
-    c->verbosity = cfg->verbosity;
+    c->test = cfg->local_test;
+}
+
+/* Modes and sizes of the checkpoint I/O. */
+static void fill_io(FTIT_configuration *c, const fti_config *cfg)
+{
+    c->ioMode = 1000 + cfg->ckpt_io_given;
     c->blockSize = (int)cfg->block_size;
     c->transferSize = cfg->transfer_size > INT_MAX ? INT_MAX : (int)cfg->transfer_size;
-    c->maxVarId = INT_MAX; /* ids are not bounded by a table here */
+    c->l3WordSize = FTI_WORD;
+    c->cHostBufSize = cfg->gpu_host_bufsize;
+    c->dcpMode = cfg->dcp_mode;
+    c->dcpBlockSize = cfg->dcp_block_size;
+    c->dcpInfoPosix.BlockSize = cfg->dcp_block_size > 0 ? (uint32_t)cfg->dcp_block_size : 0;
+}
+
+/* The MPI tags of the library's messages. */
+static void fill_tags(FTIT_configuration *c, const fti_config *cfg)
+{
     c->ckptTag = cfg->ckpt_tag;
     c->stageTag = cfg->stage_tag;
     c->finalTag = cfg->final_tag;
     c->generalTag = cfg->mpi_tag;
-    c->test = cfg->local_test;
-    c->l3WordSize = FTI_WORD;
-    c->ioMode = 1000 + cfg->ckpt_io_given;
+}
+
+/* The config file and this execution's directories. */
+static void fill_paths(FTIT_configuration *c, const fti_ctx *ctx)
+{
+    COPY(c->cfgFile, ctx->cfg.file);
     char stage[FTI_PATH_MAX + 8];
     fti_staging_path(ctx, stage, sizeof stage);
     COPY(c->stageDir, stage);
     COPY(c->localDir, ctx->dirs.local);
     COPY(c->glbalDir, ctx->dirs.global);
     COPY(c->metadDir, ctx->dirs.meta);
-    c->cHostBufSize = cfg->gpu_host_bufsize;
     COPY(c->suffix, "fti");
-    c->dcpInfoPosix.BlockSize = cfg->dcp_block_size > 0 ? (uint32_t)cfg->dcp_block_size : 0;
+}
+
+static void fill_configuration(FTIT_configuration *c, const fti_ctx *ctx)
+{
+    fill_features(c, &ctx->cfg);
+    fill_io(c, &ctx->cfg);
+    fill_tags(c, &ctx->cfg);
+    fill_paths(c, ctx);
+    c->verbosity = ctx->cfg.verbosity;
+    c->maxVarId = INT_MAX; /* ids are not bounded by a table here */
+}
+
+/* The rank in the communicator given to FTI_Init and in FTI_COMM_WORLD. */
+static void fill_ranks(FTIT_topology *t, const fti_topology *tp)
+{
+    t->nbProc = tp->global_size;
+    t->myRank = tp->global_rank;
+    t->splitSize = tp->app_size;
+    t->splitRank = tp->app_rank;
+    t->masterGlobal = tp->app_rank == 0;
+}
+
+/* Its node: the application ranks on it and their head. */
+static void fill_node(FTIT_topology *t, const fti_topology *tp, int heads)
+{
+    t->nbNodes = tp->nnodes;
+    t->nodeID = tp->node;
+    t->nodeSize = tp->node_size;
+    t->nbApprocs = tp->app_per_node;
+    t->groupID = tp->node_pos;
+    t->masterLocal = tp->node_pos == 0;
+    t->nbHeads = heads;
+    t->amIaHead = tp->is_head;
+    t->headRank = tp->head_global;
+    for (int p = 0; p < tp->app_per_node && p < FTI_BUFS; p++)
+        t->body[p] = fti_topology_app_rank(tp, tp->node, p);
+}
+
+/* Its group of nodes (FTI's sector), across which L2 and L3 encode. */
+static void fill_group(FTIT_topology *t, const fti_topology *tp)
+{
+    t->sectorID = tp->group;
+    t->groupSize = tp->group_size;
+    t->nodeRank = t->groupRank = tp->group_pos; /* the node's position in its group */
+    t->left = tp->left;
+    t->right = tp->right;
 }
 
 static void fill_topology(FTIT_topology *t, const fti_topology *tp, int heads)
 {
-    t->nbProc = tp->global_size;
-    t->nbNodes = tp->nnodes;
-    t->myRank = tp->global_rank;
-    t->splitRank = tp->app_rank;
-    t->splitSize = tp->app_size;
-    t->nodeSize = tp->node_size;
-    t->nbHeads = heads;
-    t->nbApprocs = tp->app_per_node;
-    t->groupSize = tp->group_size;
-    t->sectorID = tp->group;
-    t->nodeID = tp->node;
-    t->groupID = tp->node_pos;
-    t->amIaHead = tp->is_head;
-    t->masterLocal = tp->node_pos == 0;
-    t->masterGlobal = tp->app_rank == 0;
-    t->headRank = tp->head_global;
-    t->nodeRank = tp->group_pos;
-    t->groupRank = tp->group_pos;
-    t->right = tp->right;
-    t->left = tp->left;
-    for (int p = 0; p < tp->app_per_node && p < FTI_BUFS; p++)
-        t->body[p] = fti_topology_app_rank(tp, tp->node, p);
+    fill_ranks(t, tp);
+    fill_node(t, tp, heads);
+    fill_group(t, tp);
 }
 
 static void fill_levels(FTIT_checkpoint ckpt[5], const fti_ctx *ctx)
