@@ -22,8 +22,11 @@ void fti_log_setup(int rank, int verbosity)
 
 int fti_log_enabled(int level) { return level >= log_verbosity; }
 
+/* Writes one line at `level`, when the verbosity lets it through. */
 static void vlog(int level, const char *fmt, va_list ap)
 {
+    if (!fti_log_enabled(level))
+        return;
     static const char *tag[] = {"", "debug", "info", "warning", "error"};
     char line[1200];
     int n = snprintf(line, sizeof line, "[FTI r%d] %s: ", log_rank, tag[level]);
@@ -35,17 +38,16 @@ static void vlog(int level, const char *fmt, va_list ap)
 
 void fti_log(int level, const char *fmt, ...)
 {
-    if (level < log_verbosity)
-        return;
     va_list ap;
     va_start(ap, fmt);
     vlog(level, fmt, ap);
     va_end(ap);
 }
 
+/* Rank 0 of the application; every process before fti_log_setup. */
 void fti_log_rank0(int level, const char *fmt, ...)
 {
-    if (level < log_verbosity || (log_rank != 0 && log_rank != -1))
+    if (log_rank != 0 && log_rank != -1)
         return;
     va_list ap;
     va_start(ap, fmt);
