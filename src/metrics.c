@@ -85,6 +85,26 @@ static void begin(jline *j, const fti_ctx *ctx, const char *event, const char *s
     jstr(j, "exec_id", ctx->dirs.exec_id);
 }
 
+static int enabled(const fti_ctx *ctx)
+{
+    return ctx->cfg.metrics_file[0] != '\0';
+}
+
+/* Collective over the application ranks: the element-wise max and sum of the
+ * n values of mine onto rank 0, which begins the line of event there and
+ * returns 1; 0 on the other ranks, and everywhere when metrics are off. */
+static int gather_line(fti_ctx *ctx, jline *j, const char *event, const char *status,
+                       const double *mine, int n, double *max, double *sum)
+{
+    if (!enabled(ctx))
+        return 0;
+    reduce(ctx->topo.app, mine, n, max, sum);
+    if (ctx->topo.app_rank != 0)
+        return 0;
+    begin(j, ctx, event, status);
+    return 1;
+}
+
 static void commit_fields(jline *j, const fti_commit *c)
 {
     jint(j, "id", (long long)c->id);
@@ -115,26 +135,17 @@ static void append_line(const fti_ctx *ctx, jline *j)
                 w < 0 ? strerror(err) : "short write");
 }
 
-static int enabled(const fti_ctx *ctx)
-{
-    return ctx->cfg.metrics_file[0] != '\0';
-}
-
 enum { C_WAIT, C_WRITE, C_POST, C_COMMIT, C_TOTAL, C_APP, C_BYTES, C_N };
 
 void fti_metrics_checkpoint(fti_ctx *ctx, const fti_commit *c, const fti_ckpt_timing *t,
                             const char *status)
 {
-    if (!enabled(ctx))
-        return;
     double mine[C_N] = {t->wait_prev, t->write, t->post, t->commit,
                         t->write + t->post + t->commit, t->app_wait, (double)t->bytes};
     double max[C_N], sum[C_N];
-    reduce(ctx->topo.app, mine, C_N, max, sum);
-    if (ctx->topo.app_rank != 0)
-        return;
     jline j;
-    begin(&j, ctx, "checkpoint", status);
+    if (!gather_line(ctx, &j, "checkpoint", status, mine, C_N, max, sum))
+        return;
     commit_fields(&j, c);
     jint(&j, "bytes_rank_max", (long long)max[C_BYTES]);
     jbool(&j, "async", t->async);
@@ -153,16 +164,12 @@ enum { R_VERIFY, R_REBUILD, R_TOTAL, R_N };
 
 void fti_metrics_recovery(fti_ctx *ctx, const fti_commit *chosen, const char *status)
 {
-    if (!enabled(ctx))
-        return;
     const fti_recovery_timing *t = &ctx->metrics.rec;
     double mine[R_N] = {t->verify, t->rebuild, fti_now() - t->start};
     double max[R_N], sum[R_N];
-    reduce(ctx->topo.app, mine, R_N, max, sum);
-    if (ctx->topo.app_rank != 0)
-        return;
     jline j;
-    begin(&j, ctx, "recovery", status);
+    if (!gather_line(ctx, &j, "recovery", status, mine, R_N, max, sum))
+        return;
     if (chosen != NULL) {
         commit_fields(&j, chosen);
     } else {
