@@ -265,23 +265,16 @@ int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
 int FTI_SetAttribute(int id, FTIT_attribute attribute, FTIT_attributeFlag flag)
 {
     fti_ctx *ctx = ready("FTI_SetAttribute");
-    if (ctx == NULL)
+    fti_var *v = ctx != NULL ? fti_registry_require(&ctx->reg, "FTI_SetAttribute", id) : NULL;
+    if (v == NULL)
         return FTI_NSCS;
-    fti_var *v = fti_registry_find(&ctx->reg, id);
-    if (v == NULL) {
-        fti_fail(FTI_E_ARG, "FTI_SetAttribute: variable %d is not protected", id);
-        return FTI_NSCS;
-    }
     if ((flag & FTI_ATTRIBUTE_DIM) && (attribute.dim.ndims < 0 || attribute.dim.ndims > 32)) {
         fti_fail(FTI_E_ARG, "FTI_SetAttribute: variable %d: %d dimensions (0-32 allowed)", id,
                  attribute.dim.ndims);
         return FTI_NSCS;
     }
-    if (flag & FTI_ATTRIBUTE_NAME) { /* names longer than the file's field are cut */
-        size_t n = strnlen(attribute.name, sizeof v->name - 1);
-        memcpy(v->name, attribute.name, n);
-        v->name[n] = '\0';
-    }
+    if (flag & FTI_ATTRIBUTE_NAME)
+        fti_var_set_name(v, attribute.name);
     if (flag & FTI_ATTRIBUTE_DIM) {
         v->ndims = attribute.dim.ndims;
         memcpy(v->dims, attribute.dim.count, sizeof v->dims);
@@ -443,10 +436,8 @@ int FTI_AddVarICP(int varID)
         fti_fail(FTI_E_STATE, "FTI_AddVarICP(%d) called outside FTI_InitICP..FTI_FinalizeICP", varID);
         return FTI_NSCS;
     }
-    if (fti_registry_find(&ctx->reg, varID) == NULL) {
-        fti_fail(FTI_E_ARG, "FTI_AddVarICP: variable %d is not protected", varID);
+    if (fti_registry_require(&ctx->reg, "FTI_AddVarICP", varID) == NULL)
         return FTI_NSCS;
-    }
     return FTI_SCES;
 }
 

@@ -57,6 +57,21 @@ fti_var *fti_registry_find(fti_registry *r, int id)
     return NULL;
 }
 
+fti_var *fti_registry_require(fti_registry *r, const char *fn, int id)
+{
+    fti_var *v = fti_registry_find(r, id);
+    if (v == NULL)
+        fti_fail(FTI_E_ARG, "%s: variable %d is not protected (FTI_Protect first)", fn, id);
+    return v;
+}
+
+void fti_var_set_name(fti_var *v, const char *name)
+{
+    size_t n = strnlen(name, sizeof v->name - 1);
+    memcpy(v->name, name, n);
+    v->name[n] = '\0';
+}
+
 uint64_t fti_var_bytes(const fti_var *v)
 {
     return (uint64_t)v->count * v->elem_size;

@@ -70,6 +70,11 @@ fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, 
 fti_err fti_registry_protect_device(fti_registry *r, int id, const fti_device_ops *ops,
                                     void *handle, void *owned, int64_t count, int type);
 fti_var *fti_registry_find(fti_registry *r, int id);
+/* For the API calls that act on a protected variable: variable `id`, or
+ * NULL with an error naming the call fn. */
+fti_var *fti_registry_require(fti_registry *r, const char *fn, int id);
+/* Names v: a name longer than the checkpoint's field is cut, as FTI does. */
+void fti_var_set_name(fti_var *v, const char *name);
 uint64_t fti_var_bytes(const fti_var *v);
 /* This rank's checkpoint data size: every protected variable's bytes. */
 uint64_t fti_registry_bytes(const fti_registry *r);

@@ -4,7 +4,6 @@
  * build without HDF5 they fail with a message, as ckpt_io = 5 does.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "fti.h"
 
@@ -76,21 +75,14 @@ static fti_err check_shape(const fti_var *v, int rank, const int64_t *dims)
 int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
 {
     fti_ctx *ctx = h5_ctx("FTI_DefineDataset");
-    if (ctx == NULL)
+    fti_var *v = ctx != NULL ? fti_registry_require(&ctx->reg, "FTI_DefineDataset", id) : NULL;
+    if (v == NULL)
         return FTI_NSCS;
-    fti_var *v = fti_registry_find(&ctx->reg, id);
-    if (v == NULL) {
-        fti_fail(FTI_E_ARG, "FTI_DefineDataset: variable %d is not protected (FTI_Protect first)", id);
-        return FTI_NSCS;
-    }
     if (check_shape(v, rank, dimLength) != FTI_E_OK ||
         fti_h5_place_var(ctx->h5, id, h5group) != FTI_E_OK)
         return FTI_NSCS;
-    if (name != NULL && name[0] != '\0') { /* names longer than the file's field are cut */
-        size_t n = strnlen(name, sizeof v->name - 1);
-        memcpy(v->name, name, n);
-        v->name[n] = '\0';
-    }
+    if (name != NULL && name[0] != '\0')
+        fti_var_set_name(v, name);
     v->ndims = rank;
     for (int i = 0; i < rank; i++)
         v->dims[i] = dimLength[i];
@@ -119,10 +111,8 @@ static int set_subset(const char *fn, int id, int rank, FTIT_hsize_t *offset, FT
     fti_ctx *ctx = h5_ctx(fn);
     if (ctx == NULL)
         return FTI_NSCS;
-    if (fti_registry_find(&ctx->reg, id) == NULL) {
-        fti_fail(FTI_E_ARG, "%s: variable %d is not protected (FTI_Protect first)", fn, id);
+    if (fti_registry_require(&ctx->reg, fn, id) == NULL)
         return FTI_NSCS;
-    }
     fti_err e = fti_h5_subset_set(ctx->h5, id, rank, offset, count, did, update);
     return e == FTI_E_OK ? FTI_SCES : FTI_NSCS;
 }
