@@ -159,43 +159,52 @@ static fti_err open_packed(sh_writer *w)
     return FTI_E_OK;
 }
 
+/* The piece is compressed first, into a temporary file beside the local one. */
+static void name_temp_copy(sh_writer *w)
+{
+    fti_l4_temp_path(w->packed, w->local, "z");
+    w->packed_is_temp = 1;
+}
+
 /* This rank's piece: the local file itself, or a compressed copy of it
  * made in local storage first (its size must be known before the scan). */
 static fti_err prepare_piece(sh_writer *w)
 {
-    fti_ctx *ctx = w->ctx;
-    fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, ctx->topo.app_rank);
-    snprintf(w->packed, sizeof w->packed, "%s", w->local);
-    fti_err e = FTI_E_OK;
-    if (w->c->codec != FTI_CODEC_NONE) {
-        fti_l4_temp_path(w->packed, w->local, "z");
-        w->packed_is_temp = 1;
-        e = fti_l4_pack(ctx, w->c, w->who.s, w->local, w->packed, &w->len);
+    if (w->c->codec == FTI_CODEC_NONE) {
+        snprintf(w->packed, sizeof w->packed, "%s", w->local);
+        return open_packed(w);
     }
-    if (e == FTI_E_OK)
-        e = open_packed(w);
-    fti_err b = alloc_buffers(w);
-    return e != FTI_E_OK ? e : b;
+    name_temp_copy(w);
+    fti_err e = fti_l4_pack(w->ctx, w->c, w->who.s, w->local, w->packed, &w->len);
+    return e == FTI_E_OK ? open_packed(w) : e;
 }
 
 /* With no local copy: the image itself, or compressed into a temporary
  * file in local storage (the only bytes written twice, and compressed). */
 static fti_err prepare_image(sh_writer *w)
 {
-    fti_ctx *ctx = w->ctx;
-    fti_err e = fti_l4_image_open(w->image, ctx, w->c);
-    if (e == FTI_E_OK && w->c->codec == FTI_CODEC_NONE) {
+    fti_err e = fti_l4_image_open(w->image, w->ctx, w->c);
+    if (e != FTI_E_OK)
+        return e;
+    if (w->c->codec == FTI_CODEC_NONE) {
         snprintf(w->packed, sizeof w->packed, "the protected variables");
         fti_l4_image_io(w->image, &w->src);
         w->len = w->image->hdr.file_size;
-    } else if (e == FTI_E_OK) {
-        fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, ctx->topo.app_rank);
-        fti_l4_temp_path(w->packed, w->local, "z");
-        w->packed_is_temp = 1;
-        e = fti_l4_pack_image(ctx, w->c, w->who.s, w->image, w->packed, &w->len);
-        if (e == FTI_E_OK)
-            e = open_packed(w);
+        return FTI_E_OK;
     }
+    name_temp_copy(w);
+    e = fti_l4_pack_image(w->ctx, w->c, w->who.s, w->image, w->packed, &w->len);
+    return e == FTI_E_OK ? open_packed(w) : e;
+}
+
+/* The piece (from the local file, or the image when w has one) and the
+ * buffers to write it; the buffers even when the piece failed, as every
+ * rank takes part in the write. */
+static fti_err prepare(sh_writer *w)
+{
+    fti_ctx *ctx = w->ctx;
+    fti_path_local(&ctx->dirs, w->local, 4, w->c->slot, ctx->topo.app_rank);
+    fti_err e = w->image != NULL ? prepare_image(w) : prepare_piece(w);
     fti_err b = alloc_buffers(w);
     return e != FTI_E_OK ? e : b;
 }
@@ -383,7 +392,7 @@ fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c)
 {
     sh_writer w;
     writer_init(&w, ctx, c);
-    return write_and_publish(&w, prepare_piece(&w));
+    return write_and_publish(&w, prepare(&w));
 }
 
 fti_err fti_l4_mpiio_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
@@ -392,7 +401,7 @@ fti_err fti_l4_mpiio_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *h
     fti_l4_image im;
     writer_init(&w, ctx, c);
     w.image = &im;
-    fti_err e = write_and_publish(&w, prepare_image(&w));
+    fti_err e = write_and_publish(&w, prepare(&w));
     if (e == FTI_E_OK)
         fti_l4_image_take_header(&im, hdr);
     fti_l4_image_close(&im);
