@@ -11,25 +11,31 @@
 
 #include "fault.h"
 
+/* One pread/pwrite result as the loops below need it: the bytes moved
+ * (> 0), 0 to call again (EINTR), or -1 with errno set; a call that moved
+ * nothing cannot progress, and `stuck` (ENOSPC, EIO) says why. */
+static ssize_t progress(ssize_t moved, int stuck)
+{
+    if (moved < 0)
+        return errno == EINTR ? 0 : -1;
+    if (moved == 0) {
+        errno = stuck;
+        return -1;
+    }
+    return moved;
+}
+
 int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
 {
     const char *p = buf;
-    while (n > 0) {
-        if (fti_fault_on_write(fd, n, off) != 0)
+    for (size_t done = 0; done < n;) {
+        off_t at = off + (off_t)done;
+        if (fti_fault_on_write(fd, n - done, at) != 0)
             return -1;
-        ssize_t w = pwrite(fd, p, n, off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
+        ssize_t w = progress(pwrite(fd, p + done, n - done, at), ENOSPC);
+        if (w < 0)
             return -1;
-        }
-        if (w == 0) {
-            errno = ENOSPC;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-        off += w;
+        done += (size_t)w;
     }
     return 0;
 }
@@ -37,20 +43,11 @@ int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
 int fti_pread_full(int fd, void *buf, size_t n, off_t off)
 {
     char *p = buf;
-    while (n > 0) {
-        ssize_t r = pread(fd, p, n, off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
+    for (size_t done = 0; done < n;) {
+        ssize_t r = progress(pread(fd, p + done, n - done, off + (off_t)done), EIO);
+        if (r < 0)
             return -1;
-        }
-        if (r == 0) {
-            errno = EIO;
-            return -1;
-        }
-        p += r;
-        n -= (size_t)r;
-        off += r;
+        done += (size_t)r;
     }
     return 0;
 }
