@@ -124,17 +124,9 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
 
 void fti_topology_free(fti_topology *t)
 {
-    if (t->head_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&t->head_comm);
-    if (t->heads != MPI_COMM_NULL)
-        MPI_Comm_free(&t->heads);
-    if (t->flush != MPI_COMM_NULL)
-        MPI_Comm_free(&t->flush);
-    if (t->group_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&t->group_comm);
-    if (t->app != MPI_COMM_NULL)
-        MPI_Comm_free(&t->app);
-    if (t->global != MPI_COMM_NULL)
-        MPI_Comm_free(&t->global);
+    MPI_Comm *comms[] = {&t->head_comm, &t->heads, &t->flush, &t->group_comm, &t->app, &t->global};
+    for (size_t i = 0; i < sizeof comms / sizeof comms[0]; i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(comms[i]);
     fti_topology_reset(t);
 }
