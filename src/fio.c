@@ -101,6 +101,22 @@ int fti_fsync_dir(const char *dir)
     return rc;
 }
 
+int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_t *size)
+{
+    struct stat st;
+    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int ok = fti_fsync(fd) == 0 && fstat(fd, &st) == 0;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    if (!ok || rename(tmp, path) != 0 || fti_fsync_dir(dir) != 0)
+        return -1;
+    *size = (uint64_t)st.st_size;
+    return 0;
+}
+
 int fti_write_atomic(const char *path, const void *data, size_t n)
 {
     char tmp[PATH_MAX], dir[PATH_MAX];

@@ -7,6 +7,7 @@
 #define FTI_FIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define FTI_DIR_MODE 0700
@@ -25,6 +26,10 @@ int fti_fsync_dir(const char *dir);
 
 /* Writes `n` bytes to `path` atomically: temp file, fsync, rename, fsync dir. */
 int fti_write_atomic(const char *path, const void *data, size_t n);
+
+/* Makes the written file tmp durable under the name path, in directory dir:
+ * fsync, rename, fsync of dir; *size gets its size. 0, or -1 (errno). */
+int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_t *size);
 
 /* Reads a whole small file into a malloc'd NUL-terminated buffer. */
 int fti_read_small(const char *path, char **out, size_t *n);

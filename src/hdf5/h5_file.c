@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -221,15 +220,9 @@ static fti_err write_file(fti_ctx *ctx, const fti_commit *c, const char *tmp)
 /* fsync, then the rename that makes the file the checkpoint's. */
 static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path, uint64_t *bytes)
 {
-    struct stat st;
-    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-    int ok = fd >= 0 && fti_fsync(fd) == 0 && fstat(fd, &st) == 0;
-    if (fd >= 0)
-        close(fd);
-    if (!ok || rename(tmp, path) != 0 || fti_fsync_dir(ctx->dirs.global) != 0)
+    if (fti_publish_file(tmp, path, ctx->dirs.global, bytes) != 0)
         return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot sync or rename to %s: %s", tmp, path,
                         strerror(errno));
-    *bytes = (uint64_t)st.st_size;
     return FTI_E_OK;
 }
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collective.h"
@@ -172,20 +171,6 @@ static int write_contents(fti_ctx *ctx, const fti_commit *c, hid_t f)
     return rc;
 }
 
-/* Rank 0: fsync and rename, once every rank wrote. */
-static int publish(const fti_ctx *ctx, const char *tmp, const char *path, uint64_t *bytes)
-{
-    struct stat st;
-    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-    int ok = fd >= 0 && fti_fsync(fd) == 0 && fstat(fd, &st) == 0;
-    if (fd >= 0)
-        close(fd);
-    ok = ok && rename(tmp, path) == 0 && fti_fsync_dir(ctx->dirs.global) == 0;
-    if (ok)
-        *bytes = (uint64_t)st.st_size;
-    return ok;
-}
-
 fti_err fti_h5s_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 {
     fti_err e = ctx->h5 == NULL ? fti_fail(FTI_E_ARG, "FTI_L4_H5_SINGLE: no global dataset is "
@@ -211,8 +196,8 @@ fti_err fti_h5s_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
             ok = f >= 0 && H5Fclose(f) >= 0 && ok;
         } H5E_END_TRY;
         ok = fti_all_ok(ctx->topo.app, ok);
-        if (ok && rank0)
-            ok = publish(ctx, tmp, path, bytes);
+        if (ok && rank0) /* fsync and rename, once every rank wrote */
+            ok = fti_publish_file(tmp, path, ctx->dirs.global, bytes) == 0;
         MPI_Bcast(&ok, 1, MPI_INT, 0, ctx->topo.app);
     }
     if (!ok && rank0)
