@@ -136,6 +136,8 @@ static void store_row(dec *d, rstage *s, int id, const unsigned char *row, MPI_R
             fti_hash_update(&d->h, row + x, n);
         if (d->err == 0)
             note(d, fti_pwrite_full(fd, row + x, n, (off_t)(base + s->off + x)));
+        if (!parity && d->err == 0 && d->io->check != NULL) /* rows come in file order */
+            fti_file_stream_feed(d->io->check, row + x, n);
         fti_l3_poll(other, j->G);
     }
 }
