@@ -157,6 +157,17 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
     return e;
 }
 
+fti_err fti_expect_streamed(const fti_expect *x, fti_file_stream *s)
+{
+    fti_file_header h;
+    fti_err e = fti_file_stream_finish(s, &h);
+    if (e != FTI_E_OK)
+        return e;
+    e = fti_expect_header(x, &h, s->path);
+    fti_file_header_free(&h);
+    return e;
+}
+
 int fti_expect_valid(const fti_expect *x, const char *path, uint64_t *size)
 {
     fti_file_header h;

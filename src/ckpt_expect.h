@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ckpt_file.h"
+#include "ckpt_stream.h"
 #include "meta.h"
 
 typedef struct fti_expect {
@@ -56,6 +57,10 @@ fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_fil
  * except for a whole, valid file of another rank, job, level or kind: that
  * one was put there and is logged as a warning ("refused: ...") naming it. */
 fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header *hdr);
+
+/* Ends the check of a file streamed through s (ckpt_stream.h: every
+ * byte verified as it was stored) and holds its header to x. */
+fti_err fti_expect_streamed(const fti_expect *x, fti_file_stream *s);
 
 /* fti_expect_probe as a yes/no: 1 when valid (and *size, when not NULL, is
  * its length), 0 otherwise. */

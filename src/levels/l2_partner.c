@@ -44,6 +44,32 @@ static int valid_copy(const fti_ctx *ctx, const fti_commit *c, int rank, const c
     return fti_expect_valid(&x, path, NULL);
 }
 
+/* Moves one file along the ring; the received one, rank `rank`'s data of c
+ * in the role `role`, is verified as it is stored (never read back). 1 when
+ * this rank received nothing or a valid file, 0 (reason in fti_last_error)
+ * otherwise. */
+static int move_checked(const fti_ctx *ctx, const fti_commit *c, const fti_ring *r, const char *send,
+                        int to, const char *recv, int from, int rank, const char *role)
+{
+    fti_file_stream chk;
+    int checking = from != MPI_PROC_NULL && fti_file_stream_init(&chk, recv) == FTI_E_OK;
+    fti_err e = fti_ring_transfer_checked(r, send, to, recv, from, (size_t)ctx->cfg.transfer_size,
+                                          checking ? &chk : NULL);
+    if (from == MPI_PROC_NULL)
+        return 1;
+    if (!checking)
+        return 0;
+    fti_expect x;
+    fti_expect_data(&x, c, rank, ctx->dirs.exec_id, role);
+    fti_log_quiet(1);
+    if (e == FTI_E_OK)
+        e = fti_expect_streamed(&x, &chk);
+    else
+        fti_file_stream_free(&chk);
+    fti_log_quiet(0);
+    return e == FTI_E_OK;
+}
+
 /* The partner of a member that lost its file sends the copy back; the
  * receiver writes it beside its local file (fti_path_rebuilt). */
 static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
@@ -63,12 +89,14 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     int p = r.pos;
     int send = !own[r.left] && held[p];
     int recv = !own[p] && held[r.right];
+    int got = 1;
     if (send || recv) /* pairs that move nothing skip the transfer, both sides alike */
-        fti_ring_transfer(&r, copy, send ? r.left : MPI_PROC_NULL, rebuilt,
-                          recv ? r.right : MPI_PROC_NULL, (size_t)ctx->cfg.transfer_size);
+        got = move_checked(ctx, c, &r, copy, send ? r.left : MPI_PROC_NULL, rebuilt,
+                           recv ? r.right : MPI_PROC_NULL, ctx->topo.app_rank,
+                           "L2 partner copy received as");
     if (own_ok)
         return FTI_E_OK;
-    if (recv && valid_copy(ctx, c, ctx->topo.app_rank, "L2 partner copy received as", rebuilt))
+    if (recv && got)
         return FTI_E_OK;
     if (recv) {
         char why[600];
@@ -96,10 +124,10 @@ static void l2_reprotect(fti_ctx *ctx, const fti_commit *c)
     int send = !held[r.right], recv = !held[r.pos];
     if (!send && !recv)
         return;
-    fti_err e = fti_ring_transfer(&r, mine, send ? r.right : MPI_PROC_NULL, copy,
-                                  recv ? r.left : MPI_PROC_NULL, (size_t)ctx->cfg.transfer_size);
-    if (recv && (e != FTI_E_OK || !valid_copy(ctx, c, r.app_rank[r.left], "L2 partner copy", copy)))
-        fti_log(FTI_LOG_WARN, "L2: could not restore the partner copy %s", copy);
+    if (!move_checked(ctx, c, &r, mine, send ? r.right : MPI_PROC_NULL, copy,
+                      recv ? r.left : MPI_PROC_NULL, r.app_rank[r.left], "L2 partner copy"))
+        fti_log(FTI_LOG_WARN, "L2: could not restore the partner copy %s: %s", copy,
+                fti_last_error());
 }
 
 static void l2_remove(fti_ctx *ctx, int slot)

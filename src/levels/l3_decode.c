@@ -1,11 +1,12 @@
 /*
  * l3_decode.c - L3's rebuild stream. Per message, every picked survivor
  * reads its piece of its data and parity and adds its share of each lost
- * chunk; one non-blocking XOR reduction per owner of lost chunks sums the
- * shares onto that owner, which writes them: its data file (the lost
+ * chunk, then sends the shares of each owner's lost chunks straight to that
+ * owner, which sums them (XOR) and writes them: its data file (the lost
  * member's rebuilt file) and its parity, re-created in the same pass, so no
- * second encode follows the restart. Only lost chunks travel. Two messages
- * are in flight, as in the encode stream.
+ * second encode follows the restart. Only lost chunks travel, in one hop
+ * (a reduction tree took two, and MPI's generic XOR). Two messages are in
+ * flight, as in the encode stream.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,10 +20,13 @@
 
 #define SLICE ((size_t)1 << 20)
 
+#define NREQ (2 * FTI_RS_MAX_G)
+
 typedef struct rstage {
     unsigned char *mine[2]; /* this member's data and parity pieces (NULL: not picked) */
     unsigned char *acc;     /* the lost rows, L bytes apart, grouped by owner */
-    MPI_Request req[FTI_RS_MAX_G];
+    unsigned char *in[FTI_RS_MAX_G]; /* as owner: member q's shares of its rows (NULL: none) */
+    MPI_Request req[NREQ];  /* sends to owner m at m, receives from member q at G + q */
     uint64_t off;
     size_t len, L;
 } rstage;
@@ -33,10 +37,16 @@ typedef struct dec {
     const fti_l3_io *io;
     int order[2 * FTI_RS_MAX_G];  /* plan rows in owner order */
     int first[FTI_RS_MAX_G + 1];  /* owner m's rows: order[first[m] .. first[m+1]) */
+    int gives[FTI_RS_MAX_G];      /* member q holds a picked chunk: it has shares */
     rstage st[2];
     fti_hash h;
     int err;
 } dec;
+
+static int rows_of(const dec *d, int m)
+{
+    return d->first[m + 1] - d->first[m];
+}
 
 static void note(dec *d, int rc)
 {
@@ -54,6 +64,8 @@ static void group_by_owner(dec *d)
                 d->order[n++] = t;
     }
     d->first[G] = n;
+    for (int q = 0; q < G; q++)
+        d->gives[q] = fti_rs_picked(d->plan, q) || fti_rs_picked(d->plan, G + q);
 }
 
 /* Reads this member's data (which 0) or parity (1) piece of the message. */
@@ -72,7 +84,7 @@ static void read_piece(dec *d, rstage *s, int which, MPI_Request *other)
             note(d, fti_read_padded(fd, end, buf + x, n, base + s->off + x));
         if (d->err) /* the reductions go on with harmless bytes */
             memset(buf + x, 0, n);
-        fti_l3_poll(other, j->G);
+        fti_l3_poll(other, NREQ);
     }
 }
 
@@ -91,7 +103,7 @@ static void add_shares(dec *d, rstage *s, MPI_Request *other)
                 fti_rs_share(d->plan, t, p, s->mine[0] + x, row + x, n);
             if (s->mine[1] != NULL)
                 fti_rs_share(d->plan, t, j->G + p, s->mine[1] + x, row + x, n);
-            fti_l3_poll(other, j->G);
+            fti_l3_poll(other, NREQ);
         }
     }
 }
@@ -103,18 +115,52 @@ static void post(dec *d, uint64_t k, MPI_Request *other)
     s->off = k * j->msg;
     s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
     s->L = fti_gf_round(s->len);
+    int p = j->r.pos;
+    for (int q = 0; q < j->G; q++) /* the owner's receives first: the sends find them */
+        if (q != p && d->gives[q] && rows_of(d, p) > 0)
+            MPI_Irecv(s->in[q], (int)((size_t)rows_of(d, p) * s->L), MPI_BYTE, q, j->r.tag,
+                      j->r.comm, &s->req[j->G + q]);
+    if (!d->gives[p])
+        return;
     for (int which = 0; which < 2; which++)
         if (s->mine[which] != NULL)
             read_piece(d, s, which, other);
     add_shares(d, s, other);
-    for (int m = 0; m < j->G; m++) {
-        int rows = d->first[m + 1] - d->first[m];
-        unsigned char *buf = s->acc + (size_t)d->first[m] * s->L;
-        s->req[m] = MPI_REQUEST_NULL;
-        if (rows == 0)
+    for (int m = 0; m < j->G; m++)
+        if (m != p && rows_of(d, m) > 0)
+            MPI_Isend(s->acc + (size_t)d->first[m] * s->L, (int)((size_t)rows_of(d, m) * s->L),
+                      MPI_BYTE, m, j->r.tag, j->r.comm, &s->req[m]);
+}
+
+/* dst ^= src over n bytes (64-byte aligned buffers, n a multiple of 64). */
+static void xor_into(unsigned char *dst, const unsigned char *src, size_t n)
+{
+    uint64_t *a = (uint64_t *)(void *)dst;
+    const uint64_t *b = (const uint64_t *)(const void *)src;
+    for (size_t i = 0; i < n / 8; i++)
+        a[i] ^= b[i];
+}
+
+/* This owner's rows of the message: its own shares (when it gives any)
+ * plus every other giver's, in place in acc. */
+static void sum_shares(dec *d, rstage *s, MPI_Request *other)
+{
+    const fti_l3_job *j = d->j;
+    int p = j->r.pos, mine = d->gives[p];
+    size_t n = (size_t)rows_of(d, p) * s->L;
+    unsigned char *rows = s->acc + (size_t)d->first[p] * s->L;
+    for (int q = 0; q < j->G; q++) {
+        if (q == p || !d->gives[q])
             continue;
-        MPI_Ireduce(m == j->r.pos ? MPI_IN_PLACE : buf, buf, (int)((size_t)rows * s->L / 8),
-                    MPI_UINT64_T, MPI_BXOR, m, j->r.comm, &s->req[m]);
+        for (size_t x = 0; x < n; x += SLICE) {
+            size_t len = n - x < SLICE ? n - x : SLICE;
+            if (mine)
+                xor_into(rows + x, s->in[q] + x, len);
+            else
+                memcpy(rows + x, s->in[q] + x, len);
+            fti_l3_poll(other, NREQ);
+        }
+        mine = 1;
     }
 }
 
@@ -136,7 +182,9 @@ static void store_row(dec *d, rstage *s, int id, const unsigned char *row, MPI_R
             fti_hash_update(&d->h, row + x, n);
         if (d->err == 0)
             note(d, fti_pwrite_full(fd, row + x, n, (off_t)(base + s->off + x)));
-        fti_l3_poll(other, j->G);
+        if (!parity && d->err == 0 && d->io->check != NULL) /* rows come in file order */
+            fti_file_stream_feed(d->io->check, row + x, n);
+        fti_l3_poll(other, NREQ);
     }
 }
 
@@ -145,25 +193,32 @@ static void consume(dec *d, uint64_t k, MPI_Request *other)
     const fti_l3_job *j = d->j;
     rstage *s = &d->st[k & 1];
     int p = j->r.pos;
-    for (int m = 0; m < j->G; m++)
-        MPI_Wait(&s->req[m], MPI_STATUS_IGNORE);
+    for (int r = 0; r < NREQ; r++)
+        MPI_Wait(&s->req[r], MPI_STATUS_IGNORE);
+    if (rows_of(d, p) > 0)
+        sum_shares(d, s, other);
     for (int pos = d->first[p]; pos < d->first[p + 1]; pos++)
         store_row(d, s, d->plan->lost[d->order[pos]], s->acc + (size_t)pos * s->L, other);
 }
 
 static int stages_alloc(dec *d)
 {
-    int p = d->j->r.pos, ok = 1;
-    int use[2] = {fti_rs_picked(d->plan, p), fti_rs_picked(d->plan, d->j->G + p)};
+    const fti_l3_job *j = d->j;
+    int p = j->r.pos, ok = 1;
+    int use[2] = {fti_rs_picked(d->plan, p), fti_rs_picked(d->plan, j->G + p)};
+    size_t in_len = j->msg * (size_t)rows_of(d, p);
     for (int i = 0; i < 2; i++) {
         rstage *s = &d->st[i];
-        for (int m = 0; m < FTI_RS_MAX_G; m++)
-            s->req[m] = MPI_REQUEST_NULL;
+        for (int r = 0; r < NREQ; r++)
+            s->req[r] = MPI_REQUEST_NULL;
         for (int which = 0; which < 2; which++)
-            if (use[which] && (s->mine[which] = fti_gf_alloc(d->j->msg)) == NULL)
+            if (use[which] && (s->mine[which] = fti_gf_alloc(j->msg)) == NULL)
                 ok = 0;
-        if ((s->acc = fti_gf_alloc(d->j->msg * (size_t)d->plan->nlost)) == NULL)
+        if ((s->acc = fti_gf_alloc(j->msg * (size_t)d->plan->nlost)) == NULL)
             ok = 0;
+        for (int q = 0; q < j->G; q++)
+            if (q != p && d->gives[q] && in_len > 0 && (s->in[q] = fti_gf_alloc(in_len)) == NULL)
+                ok = 0;
     }
     return ok && fti_hash_init(&d->h) == 0;
 }
@@ -174,6 +229,8 @@ static void stages_free(dec *d)
         free(d->st[i].mine[0]);
         free(d->st[i].mine[1]);
         free(d->st[i].acc);
+        for (int q = 0; q < FTI_RS_MAX_G; q++)
+            free(d->st[i].in[q]);
     }
     fti_hash_free(&d->h);
 }

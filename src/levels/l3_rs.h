@@ -48,6 +48,7 @@ int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t pari
 typedef struct fti_l3_io {
     int data_fd, parity_fd, out_data_fd, out_parity_fd;
     uint64_t parity_off; /* offset of the parity bytes, in the parity files */
+    fti_file_stream *check; /* verifies the re-created data file as it is written (or NULL) */
 } fti_l3_io;
 
 /* Collective over j->r: re-creates every chunk of plan (lost data files of

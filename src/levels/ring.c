@@ -57,6 +57,7 @@ typedef struct side {
     char *buf[2];
     MPI_Request req[2];
     int err; /* first errno seen */
+    fti_file_stream *check; /* receiving side: verifies the bytes as they are stored */
 } side;
 
 static size_t piece(const side *s, size_t chunk, uint64_t k)
@@ -84,6 +85,8 @@ static void store_chunk(side *s, size_t chunk, uint64_t k)
     if (s->err == 0 &&
         fti_pwrite_full(s->fd, s->buf[k & 1], piece(s, chunk, k), (off_t)(k * chunk)) != 0)
         s->err = errno ? errno : EIO;
+    if (s->check != NULL && s->err == 0)
+        fti_file_stream_feed(s->check, s->buf[k & 1], piece(s, chunk, k));
 }
 
 #define NOT_READY UINT64_MAX
@@ -152,7 +155,14 @@ static fti_err finish(side *snd, const char *send_path, side *rcv, const char *r
 fti_err fti_ring_transfer(const fti_ring *r, const char *send_path, int to, const char *recv_path,
                           int from, size_t chunk)
 {
-    side snd = {0}, rcv = {0};
+    return fti_ring_transfer_checked(r, send_path, to, recv_path, from, chunk, NULL);
+}
+
+fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int to,
+                                  const char *recv_path, int from, size_t chunk,
+                                  fti_file_stream *check)
+{
+    side snd = {0}, rcv = {.check = check};
     snd.req[0] = snd.req[1] = rcv.req[0] = rcv.req[1] = MPI_REQUEST_NULL;
     open_sides(r, &snd, send_path, to, &rcv, recv_path, from, chunk);
     snd.nchunks = (snd.size + chunk - 1) / chunk;

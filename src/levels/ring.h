@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "ckpt_stream.h"
 #include "context.h"
 
 
@@ -37,6 +38,13 @@ void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring);
  * after the whole protocol ran. Returns this rank's result. */
 fti_err fti_ring_transfer(const fti_ring *ring, const char *send_path, int to, const char *recv_path,
                           int from, size_t chunk);
+
+/* fti_ring_transfer, and the received bytes are fed to check (when not
+ * NULL) as they are stored, so the received file is verified without
+ * reading it back. */
+fti_err fti_ring_transfer_checked(const fti_ring *ring, const char *send_path, int to,
+                                  const char *recv_path, int from, size_t chunk,
+                                  fti_file_stream *check);
 
 /* Allgather of one int over the ring. */
 void fti_ring_allgather(const fti_ring *ring, int mine, int *all);
