@@ -7,6 +7,7 @@
  * the local file is written first and post-processed here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,14 +24,45 @@
 #include "log.h"
 #include "post.h"
 
+/* With no local copy kept, this rank's local file goes as soon as its global
+ * copy is complete, where the post-processing runs (the helper thread: off
+ * the application's path, which otherwise pays the freeing of its pages at
+ * the commit); its header stays for FTI_Recover in this run, as after a
+ * direct write (fti_recover_track). Not on heads: the application ranks'
+ * commit reads the header from the file. */
+static void drop_local(fti_ctx *ctx, const fti_commit *c)
+{
+    if (ctx->cfg.l4_local_copy || ctx->topo.is_head)
+        return;
+    char local[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, local, 4, c->slot, ctx->topo.app_rank);
+    int fd = open(local, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    fti_file_header h;
+    fti_err e = fti_file_read_header(fd, local, &h);
+    close(fd);
+    if (e != FTI_E_OK) /* the commit's pruning removes it */
+        return;
+    fti_file_header_free(&ctx->rec.l4_written);
+    ctx->rec.l4_written = h;
+    if (unlink(local) != 0)
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", local, strerror(errno));
+}
+
 static fti_err l4_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
 {
+    fti_err e;
     if (c->io != 2)
-        return fti_l4_posix_post(ctx, c, ring->app_rank[ring->pos]);
-    if (ctx->topo.is_head) /* the shared file is written by the application ranks together */
+        e = fti_l4_posix_post(ctx, c, ring->app_rank[ring->pos]);
+    else if (ctx->topo.is_head) /* the shared file is written by the application ranks together */
         return fti_fail(FTI_E_UNSUPPORTED, "L4: ckpt_io = 2 (MPI-IO) cannot be post-processed on a "
                         "head rank; set inline_l4 = 1");
-    return fti_l4_mpiio_post(ctx, c);
+    else
+        e = fti_l4_mpiio_post(ctx, c);
+    if (e == FTI_E_OK)
+        drop_local(ctx, c);
+    return e;
 }
 
 int fti_l4_writes_direct(fti_ctx *ctx, const fti_commit *c)

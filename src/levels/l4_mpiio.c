@@ -310,8 +310,10 @@ static fti_err write_shared(sh_writer *w)
     place_pieces(w, &rounds, &total);
     char msg[MPI_MAX_ERROR_STRING];
     MPI_File fh;
-    if (w->ctx->topo.app_rank == 0)
+    if (w->ctx->topo.app_rank == 0) {
+        fti_l4_reuse_old(w->final, w->tmp); /* overwritten in place, as the POSIX files */
         precreate(w->tmp);
+    }
     int rc = MPI_File_open(w->comm, w->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     fti_err e = rc == MPI_SUCCESS ? FTI_E_OK
                                   : fti_fail(FTI_E_IO, "%s: cannot create the shared global file %s: %s",

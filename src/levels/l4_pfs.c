@@ -41,6 +41,13 @@ void fti_l4_temp_path(char *out, const char *path, const char *tag)
     snprintf(out, FTI_PATH_MAX, "%.*s.%s.fti", (int)n, path, tag);
 }
 
+void fti_l4_reuse_old(const char *global, const char *tmp)
+{
+    struct stat st;
+    if (lstat(global, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
+        (void)rename(global, tmp); /* when it fails, tmp is simply a new file */
+}
+
 /* ---- storing and restoring one rank's bytes -------------------------------- */
 
 /* Stores `size` bytes of src in the open file `out`: as is, or compressed
@@ -59,19 +66,22 @@ static fti_err pack_io(const fti_ctx *ctx, const fti_commit *c, const fti_l4_nam
     return fti_l4_encode(src, size, &dst, &enc, nm, out_size);
 }
 
-/* Creates dst (0600, truncated), fills it with pack_io, fsyncs it. h: the
- * source's header, for the shuffle filter (NULL: no shuffling). */
+/* Fills dst (0600; an existing file is overwritten in place, then cut to
+ * its new size) with pack_io, fsyncs it. h: the source's header, for the
+ * shuffle filter (NULL: no shuffling). */
 static fti_err pack_into(const fti_ctx *ctx, const fti_commit *c, const fti_l4_names *nm,
                          const fti_l4_io *src, uint64_t size, const fti_file_header *h,
                          uint64_t *out_size)
 {
-    int out = open(nm->dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    int out = open(nm->dst, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
     if (out < 0)
         return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", nm->who, nm->dst, strerror(errno));
     fti_l4_span *spans = NULL;
     int n = c->codec == FTI_CODEC_NONE || h == NULL ? 0 : fti_l4_float_spans(h, &spans);
     fti_err e = pack_io(ctx, c, nm, src, size, spans, n, out, out_size);
     free(spans);
+    if (e == FTI_E_OK && ftruncate(out, (off_t)*out_size) != 0)
+        e = fti_fail(FTI_E_IO, "%s: cannot set the size of %s: %s", nm->who, nm->dst, strerror(errno));
     if (e == FTI_E_OK && fti_fsync(out) != 0)
         e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", nm->who, nm->dst, strerror(errno));
     close(out);
@@ -197,6 +207,7 @@ fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
     fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
     fti_path_global(&ctx->dirs, global, c->slot, rank);
     fti_l4_temp_path(tmp, global, "tmp");
+    fti_l4_reuse_old(global, tmp);
     uint64_t size = 0;
     fti_err e = fti_l4_pack(ctx, c, who.s, local, tmp, &size);
     if (e != FTI_E_OK) {
@@ -228,6 +239,7 @@ fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *h
     char global[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_global(&ctx->dirs, global, c->slot, ctx->topo.app_rank);
     fti_l4_temp_path(tmp, global, "tmp");
+    fti_l4_reuse_old(global, tmp);
     fti_err e;
     if (c->codec == FTI_CODEC_NONE) { /* the checkpoint file itself, hashed as it is written */
         fti_expect_data_header(hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);

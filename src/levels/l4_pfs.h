@@ -29,7 +29,18 @@ size_t fti_l4_chunk(const fti_ctx *ctx);
  * that the checkpoint cleanup still recognises as ours. */
 void fti_l4_temp_path(char *out, const char *path, const char *tag);
 
-/* Writes the local file `local` to `dst` (created 0600, truncated): copied
+/* The slot's old global file `global` becomes the temporary `tmp` that the
+ * new checkpoint overwrites in place: on tmpfs (and page-cached file
+ * systems) a new file costs page allocation and replacing the old one frees
+ * its pages, together about half a raw write. The slot never holds the
+ * committed checkpoint (the new one goes to the other slot), so only the
+ * older fallback goes, as the rename would drop it anyway; a crash leaves a
+ * partial file under the temporary name only. A file with other links
+ * (keep_l4_ckpt's archive) keeps its bytes: it is left, and tmp is new. */
+void fti_l4_reuse_old(const char *global, const char *tmp);
+
+/* Writes the local file `local` to `dst` (created 0600 or overwritten, cut
+ * to size): copied
  * as is for FTI_CODEC_NONE, else compressed with c->codec. fsync'd.
  * *out_size: bytes in dst. Not collective. */
 fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *local,

@@ -27,4 +27,15 @@ run_nodes 4 1 "$P" "$T/t.fti" write 63 4 2> "$T/err" || { cat "$T/err"; fail "L4
 grep -q "asynchronous post-processing" "$T/err" || { cat "$T/err"; fail "post-processing was not asynchronous"; }
 rm -rf "$T"/nodes/*
 run_nodes 4 1 "$P" "$T/t.fti" check 63 | grep -q PASS || fail "L4 via thread: all nodes lost"
+# No local copy kept, uncompressed: the thread removes the local file once
+# the global copy is complete (not the next FTI_Checkpoint's commit); three
+# checkpoints, FTI_Recover in the same run restores the committed one (65)
+# from the global copy, none of the local L4 files stays, and the one
+# committed at FTI_Finalize (66) is restored with all nodes lost.
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+write_config "$T/u.fti" inline_l4=0 l4_local_copy=0 keep_all_levels=0
+run_nodes 4 1 "$P" "$T/u.fti" staged 64 4 256 3 2> "$T/err" || { cat "$T/err"; fail "L4 in the thread, no local copy"; }
+[ -z "$(find "$T/nodes" -name 'l4-*')" ] || { find "$T/nodes"; fail "a local L4 file stayed with l4_local_copy = 0"; }
+rm -rf "$T"/nodes/*
+run_nodes 4 1 "$P" "$T/u.fti" check 66 | grep -q PASS || fail "L4 via thread, no local copy: all nodes lost"
 pass "l4 through heads and the helper thread"
