@@ -72,13 +72,31 @@ void fti_prune_local(fti_ctx *ctx, int below, int l4)
     MPI_Barrier(ctx->topo.app);
 }
 
+/* The local files committed checkpoint c makes obsolete, as below_level's
+ * argument: levels below rule[0], and level 4 too when rule[1]. Returns 0
+ * when c removes nothing. */
+static int obsolete_after(const fti_config *cfg, const fti_commit *c, int rule[2])
+{
+    rule[0] = cfg->keep_all_levels ? 1 : c->level;
+    rule[1] = c->level == 4 && !cfg->l4_local_copy;
+    if (fti_prunes_after(cfg, c->level))
+        return 1;
+    rule[0] = rule[1] = 1; /* FTI keeps the heads' L4 copy in its L1 directory: replaced */
+    return c->level == 1 && cfg->l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE;
+}
+
 void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)
 {
-    if (fti_prunes_after(&ctx->cfg, c->level))
-        fti_prune_local(ctx, ctx->cfg.keep_all_levels ? 1 : c->level,
-                        c->level == 4 && !ctx->cfg.l4_local_copy);
-    else if (c->level == 1 && ctx->cfg.l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE)
-        fti_prune_local(ctx, 1, 1); /* FTI keeps that copy in its L1 directory: replaced */
+    int rule[2];
+    if (obsolete_after(&ctx->cfg, c, rule))
+        fti_prune_local(ctx, rule[0], rule[1]);
+}
+
+void fti_prune_node_lower(fti_ctx *ctx, const fti_commit *c)
+{
+    int rule[2];
+    if (obsolete_after(&ctx->cfg, c, rule))
+        remove_where(ctx->dirs.local, below_level, (const int[2]){rule[0], 0});
 }
 
 void fti_remove_ckpt_files(const char *dir)

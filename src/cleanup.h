@@ -17,6 +17,13 @@ fti_err fti_remove_checkpoints(fti_ctx *ctx);
  * already forgot them. Collective over the application ranks. */
 void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c);
 
+/* A head, once checkpoint c it post-processed is committed: the node's
+ * local files of the levels c makes obsolete, before the ranks hear of it,
+ * as FTI's heads clean them (a program that ends right after, as FTI's
+ * crash simulations do, leaves what FTI leaves). c's own files stay for
+ * the ranks to handle. Not collective. */
+void fti_prune_node_lower(fti_ctx *ctx, const fti_commit *c);
+
 /* Removes the local files of levels below `below`, and of level 4 when l4
  * is set (no commit names them any more). Collective over the application
  * ranks. */

@@ -380,9 +380,6 @@ static void warn_inert_settings(const fti_config *cfg)
     if (cfg->inj_number > 0)
         fti_log_rank0(FTI_LOG_WARN, "config %s: [injection] number = %d: this build injects no "
                       "faults from the config (FTI_BitFlip does)", cfg->file, cfg->inj_number);
-    if (cfg->fast_forward > 1)
-        fti_log_rank0(FTI_LOG_WARN, "config %s: [advanced] fast_forward = %d: intervals are used "
-                      "as given, not shortened", cfg->file, cfg->fast_forward);
 }
 
 /* Cross-key rules that a single key's bounds cannot express. */

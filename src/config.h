@@ -86,7 +86,7 @@ typedef struct fti_config {
     int mpi_tag;        /* also FTI's general_tag */
     int local_test;
     int ckpt_tag, stage_tag, final_tag; /* FTI's; read and reported, our tags derive from mpi_tag */
-    int fast_forward;   /* FTI's; read and reported, intervals are not scaled */
+    int fast_forward;   /* FTI's: FTI_Snapshot's time intervals are divided by it */
 
     /* [injection] (FTI's; read and reported by FTI_GetConfig, nothing injected) */
     int inj_rank, inj_index, inj_position, inj_number, inj_frequency;

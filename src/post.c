@@ -7,6 +7,7 @@
 
 #include "checkpoint.h"
 #include "collective.h"
+#include "cleanup.h"
 #include "commit.h"
 #include "walltime.h"
 #include "ckpt_copy.h"
@@ -430,7 +431,8 @@ static int head_commit(fti_ctx *ctx, const fti_commit *c, int ok)
     if (!fti_all_ok(ctx->topo.heads, ok))
         return 0;
     int wrote = ctx->topo.node != 0 || fti_commit_record_add_on_disk(ctx, c) == FTI_E_OK;
-    fti_all_ok(ctx->topo.heads, wrote); /* the record is written before any reply */
+    if (fti_all_ok(ctx->topo.heads, wrote)) /* the record is written before any reply */
+        fti_prune_node_lower(ctx, c);
     return 1;
 }
 

@@ -75,7 +75,7 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
     fti_expect_data(&x, c, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
-    *own_ok = fti_expect_valid(&x, path, size);
+    *own_ok = fti_l4_local_serves_restart(ctx, c) && fti_expect_valid(&x, path, size);
     double t1 = fti_now();
     tm->verify += t1 - t0; /* metrics */
     int ok = *own_ok;
@@ -135,6 +135,18 @@ static int adopt_rebuilt(fti_ctx *ctx, const fti_commit *c, int own_ok)
     return 1;
 }
 
+/* Rank 0 says why the local copy its heads kept did not help (as in FTI). */
+static void note_unused_l4_copy(fti_ctx *ctx, const fti_commit *c)
+{
+    char path[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
+    if (ctx->topo.app_rank != 0 || fti_l4_local_serves_restart(ctx, c) || access(path, F_OK) != 0)
+        return;
+    fti_log(FTI_LOG_WARN, "checkpoint #%llu (level 4) needs its global files: the local copy "
+            "the heads kept (%s) is not used for a restart, as in FTI (l4_local_copy = 1 "
+            "allows it)", (unsigned long long)c->seq, path);
+}
+
 /* Can candidate c be restored on every rank (after its level's rebuild)?
  * Until every rank can, nothing is written but the rebuilt files, and
  * those are removed again when one rank cannot. */
@@ -148,8 +160,10 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     int all = fti_all_ok(ctx->topo.app, ok);
     if (all)
         all = ok = sizes_agree(ctx, c, size);
-    if (!all)
+    if (!all) {
         report_failures(ctx, c, ok, fti_last_error());
+        note_unused_l4_copy(ctx, c);
+    }
     if (!all && !own_ok) {
         char rebuilt[FTI_PATH_MAX];
         int in_place;

@@ -16,11 +16,13 @@ static double now(void)
 static const int slot_order[] = {1, 2, 3, FTI_SCHED_DCP, 4};
 #define NSLOTS ((int)(sizeof slot_order / sizeof slot_order[0]))
 
-static void init_slot(fti_schedule *s, int l, int minutes, int seconds, int iters)
+/* fast_forward: FTI's divisor of every time interval (for tests). */
+static void init_slot(fti_schedule *s, int l, int minutes, int seconds, int iters, int fast_forward)
 {
     double p = 60.0 * minutes;
     if (seconds > 0 && (p == 0 || seconds < p))
         p = seconds;
+    p /= fast_forward > 1 ? fast_forward : 1;
     s->period[l] = p;
     s->due[l] = p;
     s->every[l] = iters;
@@ -38,8 +40,9 @@ void fti_schedule_init(fti_schedule *s, const fti_config *cfg)
     s->max_step = (uint64_t)cfg->max_sync_intv;
     s->next_sync = 1;
     for (int l = 1; l <= 4; l++)
-        init_slot(s, l, cfg->ckpt_min[l], cfg->ckpt_sec[l], cfg->ckpt_iter[l]);
-    init_slot(s, FTI_SCHED_DCP, cfg->dcp_l4_min, cfg->dcp_l4_sec, cfg->dcp_l4_iter);
+        init_slot(s, l, cfg->ckpt_min[l], cfg->ckpt_sec[l], cfg->ckpt_iter[l], cfg->fast_forward);
+    init_slot(s, FTI_SCHED_DCP, cfg->dcp_l4_min, cfg->dcp_l4_sec, cfg->dcp_l4_iter,
+              cfg->fast_forward);
 }
 
 /* The sync step doubles at every sync point (as FTI's) up to max_sync_intv,
@@ -55,9 +58,18 @@ static uint64_t next_step(const fti_schedule *s, double len)
     return step > 0 ? step : 1;
 }
 
-/* The sync point: agree on the elapsed time, re-plan time-based levels. */
+/* As FTI's, sync points fall on multiples of the sync step. */
+static uint64_t aligned_after(uint64_t iter, uint64_t step)
+{
+    return (iter / step + 1) * step;
+}
+
+/* The sync point: agree on the elapsed time, re-plan time-based levels.
+ * The time-based checkpoint runs at the iteration planned here (the one
+ * FTI's debug line shows), or is planned again at the next sync. */
 static void sync_point(fti_schedule *s, MPI_Comm comm)
 {
+    uint64_t led_here = s->step;
     double mine = now() - s->t0, agreed;
     fti_watched_allreduce(&mine, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm, "FTI_Snapshot time agreement");
     uint64_t iters = s->iter - s->last_sync_iter;
@@ -67,7 +79,7 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
     s->last_sync_iter = s->iter;
     s->last_sync_time = agreed;
 
-    s->next_sync = s->iter + s->step;
+    s->next_sync = aligned_after(s->iter, s->step);
     uint64_t next = 0;
     double shortest = 0;
     for (int l = 1; l < FTI_SCHED_SLOTS; l++) {
@@ -76,16 +88,16 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
         double left = s->due[l] - agreed;
         uint64_t in = (left <= 0 || len <= 0) ? 0 : (uint64_t)ceil(left / len);
         s->planned[l] = s->iter + in;
-        if (s->planned[l] < s->next_sync && in > 0)
-            s->next_sync = s->planned[l];
         if (next == 0 || s->planned[l] < next)
             next = s->planned[l];
         if (shortest == 0 || s->period[l] < shortest)
             shortest = s->period[l];
     }
-    /* FTI's debug line: the plan in iterations (interval of the most frequent level) */
+    s->next_ckpt = next;
+    /* FTI's debug line: the plan in iterations (interval of the most frequent
+     * level), and the sync step that led to this iteration, a multiple of it */
     fti_say_next_checkpoint((long long)s->iter, len > 0 ? (long long)llround(shortest / len) : 0,
-                            (long long)next, (long long)s->step);
+                            (long long)next, (long long)led_here);
 }
 
 int fti_schedule_tick(fti_schedule *s, MPI_Comm comm)
@@ -97,7 +109,8 @@ int fti_schedule_tick(fti_schedule *s, MPI_Comm comm)
     for (int i = 0; i < NSLOTS; i++) {
         int l = slot_order[i];
         int due = (s->every[l] > 0 && s->iter % (uint64_t)s->every[l] == 0) ||
-                  (s->period[l] > 0 && s->planned[l] != 0 && s->iter >= s->planned[l]);
+                  (s->period[l] > 0 && s->next_ckpt != 0 && s->planned[l] != 0 &&
+                   s->iter >= s->planned[l]);
         if (due)
             level = l == FTI_SCHED_DCP ? FTI_L4_DCP : l;
     }
@@ -114,6 +127,5 @@ void fti_schedule_taken(fti_schedule *s, int level)
         s->due[l] = t + s->period[l];
         s->planned[l] = 0;
     }
-    if (s->has_time && s->next_sync > s->iter + 1)
-        s->next_sync = s->iter + 1; /* re-plan right after the checkpoint */
+    s->next_ckpt = 0; /* the next time-based checkpoint is planned at the next sync */
 }

@@ -5,7 +5,10 @@
  * gives every rank the same elapsed time; the sync step doubles up to
  * max_sync_intv while it spans little time (a 16th of the shortest
  * interval), so ranks agree on every decision without a collective on
- * every call.
+ * every call. As in FTI, sync points fall on multiples of the step, a
+ * time-based checkpoint runs at the iteration planned at the last sync
+ * (FTI's "Next ckpt. at iter." debug line), and fast_forward divides the
+ * time intervals.
  *
  * Slot FTI_SCHED_DCP holds the differential L4 interval (dcp_l4 and its
  * _sec/_iter forms); when due it yields level 8 (FTI_L4_DCP). As in FTI, a
@@ -29,7 +32,8 @@ typedef struct fti_schedule {
     int every[FTI_SCHED_SLOTS];               /* iterations, 0 = none */
     double due[FTI_SCHED_SLOTS];              /* agreed elapsed time at which level is due */
     uint64_t planned[FTI_SCHED_SLOTS];        /* iteration at which a time-based level runs (0 = none) */
-    uint64_t next_sync;         /* iteration of the next sync point */
+    uint64_t next_ckpt;         /* the earliest planned at the last sync; 0 after a checkpoint */
+    uint64_t next_sync;         /* iteration of the next sync point, a multiple of step */
     uint64_t step, max_step;
     uint64_t last_sync_iter;
     double last_sync_time;      /* agreed elapsed time at the last sync */

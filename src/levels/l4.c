@@ -101,6 +101,11 @@ int fti_l4_reads_global(const fti_ctx *ctx, const fti_commit *c, char *path)
     return 1;
 }
 
+int fti_l4_local_serves_restart(const fti_ctx *ctx, const fti_commit *c)
+{
+    return c->level != 4 || ctx->cfg.l4_local_copy != FTI_L4_COPY_UNTIL_FINALIZE;
+}
+
 #ifdef FTI_HAVE_HDF5
 /* This rank's HDF5 file of c, converted into a checkpoint file at the
  * temporary the recovery adopts. Here, not in hdf5/, so that fti-ckpt (which

@@ -27,6 +27,12 @@ fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
  * local copy kept (l4_local_copy = 0). `path` gets the global file. */
 int fti_l4_reads_global(const fti_ctx *ctx, const fti_commit *c, char *path);
 
+/* 1 when a restart may restore L4 checkpoint c from its local copy. Not
+ * when the copy is the one FTI's heads keep (l4_local_copy not given,
+ * head = 1, inline_l4 = 0): FTI's recovery never reads it, so a restart
+ * needs the global files, as in FTI. l4_local_copy = 1 allows it. */
+int fti_l4_local_serves_restart(const fti_ctx *ctx, const fti_commit *c);
+
 /* Local: restores this rank's local file of L4 checkpoint c from its global
  * copy (FTI_Recover within the run that wrote c, which kept no local copy). */
 fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c);

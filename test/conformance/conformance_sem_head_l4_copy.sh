@@ -39,4 +39,13 @@ sed -i 's/^\[basic\]$/[basic]\nl4_local_copy = 0/' "$T/c3.fti"
 LIST_LOCAL="$LOCAL_DIR" expect_exit 0 "$T/w3" sem "$T/c3.fti" finish 40 4 1
 n=$(grep -c "^local: .*l4-s[01]-rank[0-9]*\.fti$" "$T/w3" || true)
 [ "$n" -eq 0 ] || { cat "$T/w3"; fail "l4_local_copy = 0 given, but $n local L4 copies"; }
+# FTI's crash simulation right after an L4 that followed L1-L3 (FTI's
+# cornerCases subsequent_checkpoints, local-first): the heads removed the
+# older levels' files before reporting the L4; its local copy stays.
+fresh
+heads_config "$T/c5.fti" inline_l2=0 inline_l3=0
+expect_pass report "$T/w5" sem "$T/c5.fti" report 60 2 1 2 3 4
+n=$(find "$LOCAL_DIR" -type f -name 'l[123]-*.fti' | wc -l)
+[ "$n" -eq 0 ] || { find "$LOCAL_DIR"; fail "$n local L1-L3 files left after the heads reported the L4"; }
+[ "$(local_files 'l4-s*-rank*.fti')" -eq 2 ] || { find "$LOCAL_DIR"; fail "the heads' local L4 copies are missing"; }
 pass "heads flushing L4 keep its local copy until FTI_Finalize, as FTI"

@@ -283,6 +283,63 @@ static void test_highest_wins_mixed(void **state)
     assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 1);
 }
 
+/* fast_forward divides every time interval, as FTI's. */
+static void test_fast_forward(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_min[1] = 1;
+    c.ckpt_sec[3] = 30;
+    c.fast_forward = 5;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    assert_true(s.period[1] == 12.0);
+    assert_true(s.period[3] == 6.0);
+    assert_true(s.min_period == 6.0);
+}
+
+/* What FTI's syncIntv suite reads from the debug lines: every sync point
+ * falls on a multiple of the step that led to it, and a time-based
+ * checkpoint runs exactly at the iteration the last sync planned. */
+static void test_sync_aligned_and_plan_kept(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_sec[1] = 1;
+    c.ckpt_sec[2] = 1;
+    c.max_sync_intv = 6; /* not a power of two */
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    s.period[1] = s.due[1] = PERIOD / 2;
+    s.period[2] = s.due[2] = PERIOD;
+    s.min_period = PERIOD / 2;
+    uint64_t step = s.step, planned = 0, last = s.last_sync_iter;
+    int fired = 0;
+    double t0 = MPI_Wtime();
+    while (fired < 4 && MPI_Wtime() - t0 < 5.0) {
+        sleep_sec(ITER_SEC / 4);
+        int level = fti_schedule_tick(&s, MPI_COMM_SELF);
+        if (s.last_sync_iter != last) { /* a sync point at this iteration */
+            if (s.iter % step != 0)
+                fail_msg("sync at iteration %llu, not a multiple of the step %llu",
+                         (unsigned long long)s.iter, (unsigned long long)step);
+            assert_true(s.step <= 6);
+            last = s.last_sync_iter;
+            step = s.step;
+            planned = s.next_ckpt;
+        }
+        if (level != 0) {
+            if (s.iter != planned)
+                fail_msg("level %d at iteration %llu, the last sync planned %llu", level,
+                         (unsigned long long)s.iter, (unsigned long long)planned);
+            fti_schedule_taken(&s, level);
+            planned = 0;
+            fired++;
+        }
+    }
+    assert_int_equal(fired, 4);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -297,6 +354,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_due_until_taken),
         cmocka_unit_test(test_short_iterations_sync_rarely),
         cmocka_unit_test(test_highest_wins_mixed),
+        cmocka_unit_test(test_fast_forward),
+        cmocka_unit_test(test_sync_aligned_and_plan_kept),
     };
     int rc = cmocka_run_group_tests_name("schedule", tests, NULL, NULL);
     MPI_Finalize();
