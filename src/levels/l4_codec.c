@@ -12,6 +12,7 @@
 #include "integrity.h"
 #include "le_field.h"
 #include "log.h"
+#include "worker.h"
 
 /* Chunk table entry: compressed length u64, XXH3-64 of the original chunk
  * u64, flags u32 (bits 0-7: shuffle stride, 0 = none), reserved u32. */
@@ -327,13 +328,7 @@ static fti_err writer_start(enc_writer *w, const fti_l4_io *dst, const fti_l4_na
 static fti_err writer_stop(enc_writer *w, const fti_l4_names *nm)
 {
     fti_err e = writer_idle(w, nm);
-    pthread_mutex_lock(&w->mu);
-    w->quit = 1;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->th, NULL);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
+    fti_worker_stop(w->th, &w->mu, &w->cv, &w->quit);
     return e;
 }
 
