@@ -108,8 +108,8 @@ static void unshuffle_any(const unsigned char *in, unsigned char *out, size_t m,
     } while (0)
 
 /* One round of the transpose: rows i and i + half, for every i with bit
- * `half` clear, swap their `shift`-bit blocks. Unrolled, so that r stays in
- * registers. */
+ * `half` clear, swap their `shift`-bit blocks. Unrolled, so that every row
+ * index is a constant, as in hand-written rounds. */
 static inline void swap_round(uint64_t r[8], unsigned half, unsigned shift, uint64_t mask)
 {
 #pragma GCC unroll 8
