@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fti_sq {
     pthread_t thread;
@@ -126,4 +127,33 @@ void fti_sq_destroy(fti_sq *q)
     pthread_mutex_unlock(&q->lock);
     pthread_join(q->thread, NULL);
     release(q);
+}
+
+int fti_sq_stream_create(void **stream, fti_sq_run_fn run, const char *who, char *err,
+                         size_t errlen)
+{
+    fti_sq *q;
+    int rc = fti_sq_create(&q, run);
+    if (rc < 0)
+        snprintf(err, errlen, "%s: stream_create: out of memory", who);
+    else if (rc > 0)
+        snprintf(err, errlen, "%s: stream_create: cannot start the stream's worker thread: %s",
+                 who, strerror(rc));
+    if (rc != 0)
+        return -1;
+    *stream = q;
+    return 0;
+}
+
+int fti_sq_stream_sync(void *stream, const char *who, char *err, size_t errlen)
+{
+    if (stream != NULL)
+        return fti_sq_sync(stream, err, errlen);
+    snprintf(err, errlen, "%s: stream_sync: NULL stream", who);
+    return -1;
+}
+
+void fti_sq_stream_destroy(void *stream)
+{
+    fti_sq_destroy(stream);
 }

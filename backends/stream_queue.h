@@ -40,6 +40,15 @@ void fti_sq_push(fti_sq *q, fti_sq_op *op);
  * then cleared and the queue runs operations again. Thread-safe. */
 int fti_sq_sync(fti_sq *q, char *err, size_t errlen);
 
+/* The stream ops of a backend whose streams are queues (fti_device_ops):
+ * a failure is written into err, the backend's last-error buffer (errlen
+ * bytes), with the backend's name who first. 0 or -1. */
+int fti_sq_stream_create(void **stream, fti_sq_run_fn run, const char *who, char *err,
+                         size_t errlen);
+int fti_sq_stream_sync(void *stream, const char *who, char *err, size_t errlen);
+/* fti_sq_destroy: queued operations complete first. */
+void fti_sq_stream_destroy(void *stream);
+
 /* Lets queued operations finish (or be dropped after a failure, as above),
  * stops the worker and frees q. NULL is a no-op. No push may race with it. */
 void fti_sq_destroy(fti_sq *q);

@@ -12,38 +12,11 @@
 #include "device/capture.h"
 #include "fio.h"
 #include "integrity.h"
+#include "le_field.h"
 #include "log.h"
 
 #define CHUNK (1u << 20) /* hashed then written while still in cache */
 #define MAX_VARS (1u << 20)
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
 
 static uint64_t align_up(uint64_t x)
 {
@@ -65,32 +38,32 @@ void fti_file_header_encode(const fti_file_header *hdr, unsigned char *buf)
     uint64_t size = fti_file_header_size(hdr->nvars);
     memset(buf, 0, size);
     memcpy(buf, FTI_FILE_MAGIC, 8);
-    put32(buf + 8, hdr->version);
-    put32(buf + 12, hdr->kind);
-    put64(buf + 16, hdr->seq);
-    put64(buf + 24, (uint64_t)hdr->ckpt_id);
-    put32(buf + 32, hdr->level);
-    put32(buf + 36, hdr->rank);
-    put32(buf + 40, hdr->nvars);
-    put32(buf + 44, FTI_FILE_ENTRY_SIZE);
-    put64(buf + 48, hdr->data_offset);
-    put64(buf + 56, hdr->file_size);
-    put64(buf + 64, hdr->payload_checksum);
-    put64(buf + 72, hdr->exec_tag);
+    fti_le_put32(buf + 8, hdr->version);
+    fti_le_put32(buf + 12, hdr->kind);
+    fti_le_put64(buf + 16, hdr->seq);
+    fti_le_put64(buf + 24, (uint64_t)hdr->ckpt_id);
+    fti_le_put32(buf + 32, hdr->level);
+    fti_le_put32(buf + 36, hdr->rank);
+    fti_le_put32(buf + 40, hdr->nvars);
+    fti_le_put32(buf + 44, FTI_FILE_ENTRY_SIZE);
+    fti_le_put64(buf + 48, hdr->data_offset);
+    fti_le_put64(buf + 56, hdr->file_size);
+    fti_le_put64(buf + 64, hdr->payload_checksum);
+    fti_le_put64(buf + 72, hdr->exec_tag);
     for (uint32_t i = 0; i < hdr->nvars; i++) {
         unsigned char *e = buf + FTI_FILE_FIXED_HEADER + (size_t)i * FTI_FILE_ENTRY_SIZE;
         const fti_file_entry *v = &hdr->vars[i];
-        put32(e, (uint32_t)v->id);
-        put32(e + 4, (uint32_t)v->type);
-        put64(e + 8, v->elem_size);
-        put64(e + 16, v->count);
-        put64(e + 24, v->offset);
-        put64(e + 32, v->nbytes);
-        put64(e + 40, v->checksum);
+        fti_le_put32(e, (uint32_t)v->id);
+        fti_le_put32(e + 4, (uint32_t)v->type);
+        fti_le_put64(e + 8, v->elem_size);
+        fti_le_put64(e + 16, v->count);
+        fti_le_put64(e + 24, v->offset);
+        fti_le_put64(e + 32, v->nbytes);
+        fti_le_put64(e + 40, v->checksum);
         memcpy(e + 48, v->name, FTI_NAME_LEN);
     }
     uint64_t end = table_end(hdr->nvars);
-    put64(buf + end, fti_hash_buffer(buf, end));
+    fti_le_put64(buf + end, fti_hash_buffer(buf, end));
 }
 
 /* Checks the fixed part (magic, version, table size) of a header. */
@@ -100,12 +73,12 @@ static fti_err decode_fixed(const unsigned char *buf, size_t n, const char *path
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated header (%zu bytes)", path, n);
     if (memcmp(buf, FTI_FILE_MAGIC, 8) != 0)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: bad magic (not a checkpoint file)", path);
-    uint32_t version = get32(buf + 8);
+    uint32_t version = fti_le_get32(buf + 8);
     if (version != FTI_FILE_VERSION)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: format version %u, this library reads "
                         "version %u", path, version, FTI_FILE_VERSION);
-    *nvars = get32(buf + 40);
-    if (*nvars > MAX_VARS || get32(buf + 44) != FTI_FILE_ENTRY_SIZE)
+    *nvars = fti_le_get32(buf + 40);
+    if (*nvars > MAX_VARS || fti_le_get32(buf + 44) != FTI_FILE_ENTRY_SIZE)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: corrupt header (variable table)", path);
     return FTI_E_OK;
 }
@@ -139,32 +112,32 @@ fti_err fti_file_header_decode(const unsigned char *buf, size_t n, const char *p
     uint64_t end = table_end(nvars);
     if (n < end + 8)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated header", path);
-    if (get64(buf + end) != fti_hash_buffer(buf, end))
+    if (fti_le_get64(buf + end) != fti_hash_buffer(buf, end))
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: header checksum mismatch", path);
-    hdr->version = get32(buf + 8);
-    hdr->kind = get32(buf + 12);
-    hdr->seq = get64(buf + 16);
-    hdr->ckpt_id = (int64_t)get64(buf + 24);
-    hdr->level = get32(buf + 32);
-    hdr->rank = get32(buf + 36);
+    hdr->version = fti_le_get32(buf + 8);
+    hdr->kind = fti_le_get32(buf + 12);
+    hdr->seq = fti_le_get64(buf + 16);
+    hdr->ckpt_id = (int64_t)fti_le_get64(buf + 24);
+    hdr->level = fti_le_get32(buf + 32);
+    hdr->rank = fti_le_get32(buf + 36);
     hdr->nvars = nvars;
-    hdr->data_offset = get64(buf + 48);
-    hdr->file_size = get64(buf + 56);
-    hdr->payload_checksum = get64(buf + 64);
-    hdr->exec_tag = get64(buf + 72);
+    hdr->data_offset = fti_le_get64(buf + 48);
+    hdr->file_size = fti_le_get64(buf + 56);
+    hdr->payload_checksum = fti_le_get64(buf + 64);
+    hdr->exec_tag = fti_le_get64(buf + 72);
     hdr->vars = calloc(nvars ? nvars : 1, sizeof *hdr->vars);
     if (hdr->vars == NULL)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     for (uint32_t i = 0; i < nvars; i++) {
         const unsigned char *p = buf + FTI_FILE_FIXED_HEADER + (size_t)i * FTI_FILE_ENTRY_SIZE;
         fti_file_entry *v = &hdr->vars[i];
-        v->id = (int32_t)get32(p);
-        v->type = (int32_t)get32(p + 4);
-        v->elem_size = get64(p + 8);
-        v->count = get64(p + 16);
-        v->offset = get64(p + 24);
-        v->nbytes = get64(p + 32);
-        v->checksum = get64(p + 40);
+        v->id = (int32_t)fti_le_get32(p);
+        v->type = (int32_t)fti_le_get32(p + 4);
+        v->elem_size = fti_le_get64(p + 8);
+        v->count = fti_le_get64(p + 16);
+        v->offset = fti_le_get64(p + 24);
+        v->nbytes = fti_le_get64(p + 32);
+        v->checksum = fti_le_get64(p + 40);
         memcpy(v->name, p + 48, FTI_NAME_LEN);
         v->name[FTI_NAME_LEN - 1] = '\0';
     }

@@ -16,6 +16,7 @@
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
+#include "worker.h"
 
 typedef enum { POST_INLINE, POST_THREAD, POST_HEAD } post_mode;
 
@@ -197,15 +198,8 @@ void fti_post_shutdown(fti_ctx *ctx)
     fti_post *p = ctx->post;
     if (p == NULL)
         return;
-    if (p->started) {
-        pthread_mutex_lock(&p->mu);
-        p->quit = 1;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-        pthread_join(p->thread, NULL);
-        pthread_mutex_destroy(&p->mu);
-        pthread_cond_destroy(&p->cv);
-    }
+    if (p->started)
+        fti_worker_stop(p->thread, &p->mu, &p->cv, &p->quit);
     if (p->head_attached) { /* our head serves until every rank of the node said goodbye */
         int bye = 0;
         MPI_Send(&bye, 1, MPI_INT, ctx->topo.head_global, TAG_END(ctx), ctx->topo.global);

@@ -32,6 +32,7 @@
 #include "hdf5/h5_file.h"
 #endif
 #include "levels/l4_codec.h"
+#include "le_field.h"
 #include "log.h"
 
 /* The shared file's header and index (src/levels/l4_mpiio.c). */
@@ -80,15 +81,15 @@ static int open_piece(piece *p, ckpt_file *f)
 
 static int check_shared_header(const unsigned char *h, const fti_commit *c, piece *p, ckpt_file *f)
 {
-    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_l4_get64(h + 56) != fti_hash_buffer(h, 56)) {
+    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_le_get64(h + 56) != fti_hash_buffer(h, 56)) {
         set_state(f, CK_BAD, "shared global file %s: header corrupt", p->path);
         return -1;
     }
-    if (fti_l4_get32(h + 8) != SH_VERSION || fti_l4_get32(h + 12) != (uint32_t)c->nranks ||
-        fti_l4_get64(h + 16) != c->seq) {
+    if (fti_le_get32(h + 8) != SH_VERSION || fti_le_get32(h + 12) != (uint32_t)c->nranks ||
+        fti_le_get64(h + 16) != c->seq) {
         set_state(f, CK_BAD, "shared global file %s holds checkpoint #%llu of %u ranks (version "
-                  "%u), expected #%llu of %d", p->path, (unsigned long long)fti_l4_get64(h + 16),
-                  fti_l4_get32(h + 12), fti_l4_get32(h + 8), (unsigned long long)c->seq, c->nranks);
+                  "%u), expected #%llu of %d", p->path, (unsigned long long)fti_le_get64(h + 16),
+                  fti_le_get32(h + 12), fti_le_get32(h + 8), (unsigned long long)c->seq, c->nranks);
         return -1;
     }
     return 0;
@@ -107,12 +108,12 @@ static int find_shared_piece(const fti_commit *c, int rank, piece *p, ckpt_file 
     }
     if (check_shared_header(h, c, p, f) != 0)
         return -1;
-    if (fti_l4_get64(e + 24) != fti_hash_buffer(e, 24) || fti_l4_get32(e + 16) != (uint32_t)rank) {
+    if (fti_le_get64(e + 24) != fti_hash_buffer(e, 24) || fti_le_get32(e + 16) != (uint32_t)rank) {
         set_state(f, CK_BAD, "shared global file %s: index entry of rank %d corrupt", p->path, rank);
         return -1;
     }
-    p->base = fti_l4_get64(e);
-    p->len = fti_l4_get64(e + 8);
+    p->base = fti_le_get64(e);
+    p->len = fti_le_get64(e + 8);
     if (p->base > size || p->len > size - p->base) {
         set_state(f, CK_BAD, "shared global file %s is truncated: the piece of rank %d ends at byte "
                   "%llu, the file has %llu", p->path, rank, (unsigned long long)(p->base + p->len),
@@ -254,7 +255,7 @@ static void header_step(sink *s)
         parse_header(s);
         return;
     }
-    uint64_t want = fti_file_header_size(fti_l4_get32(s->head + 40));
+    uint64_t want = fti_file_header_size(fti_le_get32(s->head + 40));
     unsigned char *bigger = want <= HEAD_MAX ? realloc(s->head, (size_t)want) : NULL;
     if (bigger == NULL) {
         snprintf(s->err, sizeof s->err, "%s: corrupt header (variable table)", s->name);

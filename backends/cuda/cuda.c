@@ -19,6 +19,7 @@
  */
 #include "fti_cuda.h"
 #include "cudart.h"
+#include "dev_error.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -31,15 +32,8 @@
 static _Thread_local char cuda_errbuf[CUDA_ERRLEN];
 static const fti_cudart *rt; /* set once by probe_devices */
 
-static void cuda_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void cuda_msg(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cuda_errbuf, sizeof cuda_errbuf, fmt, ap);
-    va_end(ap);
-}
+/* Records a message for cuda_last_error. */
+#define cuda_msg(...) (void)fti_dev_fail(cuda_errbuf, sizeof cuda_errbuf, __VA_ARGS__)
 
 /* Records what failed with CUDA's name and text for e, then clears the
  * runtime's last-error slot so the application's own cudaGetLastError does

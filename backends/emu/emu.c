@@ -24,11 +24,11 @@
  * is the one static `emu` struct below, guarded by its mutex.
  */
 #include "emu.h"
+#include "dev_error.h"
 #include "stream_queue.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,18 +64,12 @@ static struct {
 
 static _Thread_local char emu_errbuf[EMU_ERRLEN];
 
-static int emu_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(emu_errbuf, sizeof emu_errbuf, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+/* Records a failure for emu_last_error; returns -1. */
+#define emu_fail(...) fti_dev_fail(emu_errbuf, sizeof emu_errbuf, __VA_ARGS__)
 
 static const char *emu_last_error(void)
 {
-    return emu_errbuf[0] ? emu_errbuf : "emu: no error";
+    return fti_dev_last_error(emu_errbuf, "emu: no error");
 }
 
 /* ---- range table ---------------------------------------------------------- */
@@ -318,29 +312,13 @@ static int op_run(fti_sq_op *link, char *err, size_t errlen)
  * after a failed copy the later ones are dropped until stream_sync. */
 static int emu_stream_create(void **stream)
 {
-    fti_sq *q;
-    int rc = fti_sq_create(&q, op_run);
-    if (rc < 0)
-        return emu_fail("emu: stream_create: out of memory");
-    if (rc > 0)
-        return emu_fail("emu: stream_create: cannot start the stream thread: %s", strerror(rc));
-    *stream = q;
-    return 0;
-}
-
-/* Lets queued copies finish, then stops the worker (like cudaStreamDestroy,
- * pending work completes). */
-static void emu_stream_destroy(void *stream)
-{
-    fti_sq_destroy(stream);
+    return fti_sq_stream_create(stream, op_run, "emu", emu_errbuf, sizeof emu_errbuf);
 }
 
 /* Waits until every queued copy ran; reports (and clears) a failure among them. */
 static int emu_stream_sync(void *stream)
 {
-    if (stream == NULL)
-        return emu_fail("emu: stream_sync: NULL stream");
-    return fti_sq_sync(stream, emu_errbuf, sizeof emu_errbuf);
+    return fti_sq_stream_sync(stream, "emu", emu_errbuf, sizeof emu_errbuf);
 }
 
 static int enqueue(fti_sq *q, int dir, void *dst, const void *src, size_t n)
@@ -525,7 +503,7 @@ const fti_device_ops fti_emu_ops = {
     .name = "emu",
     .owns = emu_owns,
     .stream_create = emu_stream_create,
-    .stream_destroy = emu_stream_destroy,
+    .stream_destroy = fti_sq_stream_destroy, /* as cudaStreamDestroy: pending work completes */
     .stream_sync = emu_stream_sync,
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,

@@ -16,10 +16,10 @@
  * this same file against the XRT emulation library (test/support/xrt_emu).
  */
 #include "fti_xrt.h"
+#include "dev_error.h"
 #include "stream_queue.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +31,12 @@
 
 static _Thread_local char xrt_errbuf[XRT_ERRLEN];
 
-static int xrt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int xrt_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(xrt_errbuf, sizeof xrt_errbuf, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+/* Records a failure for xrt_last_error; returns -1. */
+#define xrt_fail(...) fti_dev_fail(xrt_errbuf, sizeof xrt_errbuf, __VA_ARGS__)
 
 static const char *xrt_last_error(void)
 {
-    return xrt_errbuf[0] ? xrt_errbuf : "xrt: no error";
+    return fti_dev_last_error(xrt_errbuf, "xrt: no error");
 }
 
 /* XRT's C calls return 0 or an errno value, negative or positive. */
@@ -103,27 +95,12 @@ static int op_run(fti_sq_op *link, char *err, size_t errlen)
 /* A stream is a stream queue (stream_queue.h): one worker thread per stream. */
 static int xrt_stream_create(void **stream)
 {
-    fti_sq *q;
-    int rc = fti_sq_create(&q, op_run);
-    if (rc < 0)
-        return xrt_fail("xrt: stream_create: out of memory");
-    if (rc > 0)
-        return xrt_fail("xrt: stream_create: cannot start the copy thread: %s", strerror(rc));
-    *stream = q;
-    return 0;
-}
-
-/* Queued copies complete first (they target buffers the caller still owns). */
-static void xrt_stream_destroy(void *stream)
-{
-    fti_sq_destroy(stream);
+    return fti_sq_stream_create(stream, op_run, "xrt", xrt_errbuf, sizeof xrt_errbuf);
 }
 
 static int xrt_stream_sync(void *stream)
 {
-    if (stream == NULL)
-        return xrt_fail("xrt: stream_sync: NULL stream");
-    return fti_sq_sync(stream, xrt_errbuf, sizeof xrt_errbuf);
+    return fti_sq_stream_sync(stream, "xrt", xrt_errbuf, sizeof xrt_errbuf);
 }
 
 /* Checks the range against the buffer now, so the error names the caller's
@@ -178,7 +155,7 @@ const fti_device_ops fti_xrt_ops = {
     .name = "xrt",
     .owns = xrt_owns,
     .stream_create = xrt_stream_create,
-    .stream_destroy = xrt_stream_destroy,
+    .stream_destroy = fti_sq_stream_destroy, /* queued copies complete first */
     .stream_sync = xrt_stream_sync,
     .host_alloc = xrt_host_alloc,
     .host_free = xrt_host_free,

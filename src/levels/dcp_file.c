@@ -12,6 +12,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "l4_codec.h"
+#include "le_field.h"
 #include "log.h"
 
 #define DCP_SUM_AT 120          /* header checksum: XXH3 of bytes 0..119 */
@@ -31,7 +32,7 @@ int fti_dcp_var_sum(const fti_dcp_block *blocks, uint64_t n, uint64_t *sum)
     for (uint64_t i = 0; i < n; i += 512) {
         uint64_t k = n - i < 512 ? n - i : 512;
         for (uint64_t j = 0; j < k; j++)
-            fti_l4_put64(buf + 8 * j, blocks[i + j].hash);
+            fti_le_put64(buf + 8 * j, blocks[i + j].hash);
         fti_hash_update(&h, buf, (size_t)(8 * k));
     }
     *sum = fti_hash_final(&h);
@@ -66,17 +67,17 @@ void fti_dcp_path(char *out, const char *dir, int rank, uint64_t seq)
 static void encode_fixed(const fti_dcp_layer *l, unsigned char *p)
 {
     memcpy(p, FTI_DCP_MAGIC, 8);
-    fti_l4_put32(p + 8, FTI_DCP_VERSION);
-    fti_l4_put32(p + 12, l->rank);
-    fti_l4_put64(p + 16, l->seq);
-    fti_l4_put64(p + 24, l->base_seq);
-    fti_l4_put32(p + 32, l->depth);
-    fti_l4_put32(p + 36, l->image.nvars);
-    fti_l4_put64(p + 40, l->block_size);
-    fti_l4_put64(p + 48, l->nblocks);
-    fti_l4_put64(p + 56, l->data_offset);
-    fti_l4_put64(p + 64, l->data_size);
-    fti_l4_put64(p + DCP_SUM_AT, fti_hash_buffer(p, DCP_SUM_AT));
+    fti_le_put32(p + 8, FTI_DCP_VERSION);
+    fti_le_put32(p + 12, l->rank);
+    fti_le_put64(p + 16, l->seq);
+    fti_le_put64(p + 24, l->base_seq);
+    fti_le_put32(p + 32, l->depth);
+    fti_le_put32(p + 36, l->image.nvars);
+    fti_le_put64(p + 40, l->block_size);
+    fti_le_put64(p + 48, l->nblocks);
+    fti_le_put64(p + 56, l->data_offset);
+    fti_le_put64(p + 64, l->data_size);
+    fti_le_put64(p + DCP_SUM_AT, fti_hash_buffer(p, DCP_SUM_AT));
 }
 
 fti_err fti_dcp_encode(const fti_dcp_layer *l, unsigned char **out)
@@ -89,12 +90,12 @@ fti_err fti_dcp_encode(const fti_dcp_layer *l, unsigned char **out)
     fti_file_header_encode(&l->image, buf + FTI_DCP_FIXED);
     unsigned char *m = buf + map_offset(&l->image);
     for (uint64_t i = 0; i < l->nblocks; i++) {
-        fti_l4_put64(m + i * FTI_DCP_ENTRY, l->map[i].seq);
-        fti_l4_put64(m + i * FTI_DCP_ENTRY + 8, l->map[i].offset);
-        fti_l4_put64(m + i * FTI_DCP_ENTRY + 16, l->map[i].hash);
+        fti_le_put64(m + i * FTI_DCP_ENTRY, l->map[i].seq);
+        fti_le_put64(m + i * FTI_DCP_ENTRY + 8, l->map[i].offset);
+        fti_le_put64(m + i * FTI_DCP_ENTRY + 16, l->map[i].hash);
     }
     uint64_t n = l->nblocks * FTI_DCP_ENTRY;
-    fti_l4_put64(m + n, fti_hash_buffer(m, n));
+    fti_le_put64(m + n, fti_hash_buffer(m, n));
     *out = buf;
     return FTI_E_OK;
 }
@@ -112,19 +113,19 @@ static fti_err decode_fixed(const unsigned char *p, const char *path, int rank, 
 {
     if (memcmp(p, FTI_DCP_MAGIC, 8) != 0)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: bad magic (not a dCP layer)", path);
-    if (fti_l4_get32(p + 8) != FTI_DCP_VERSION)
+    if (fti_le_get32(p + 8) != FTI_DCP_VERSION)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: format version %u, this library reads %u",
-                        path, fti_l4_get32(p + 8), FTI_DCP_VERSION);
-    if (fti_l4_get64(p + DCP_SUM_AT) != fti_hash_buffer(p, DCP_SUM_AT))
+                        path, fti_le_get32(p + 8), FTI_DCP_VERSION);
+    if (fti_le_get64(p + DCP_SUM_AT) != fti_hash_buffer(p, DCP_SUM_AT))
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: header checksum mismatch", path);
-    l->rank = fti_l4_get32(p + 12);
-    l->seq = fti_l4_get64(p + 16);
-    l->base_seq = fti_l4_get64(p + 24);
-    l->depth = fti_l4_get32(p + 32);
-    l->block_size = fti_l4_get64(p + 40);
-    l->nblocks = fti_l4_get64(p + 48);
-    l->data_offset = fti_l4_get64(p + 56);
-    l->data_size = fti_l4_get64(p + 64);
+    l->rank = fti_le_get32(p + 12);
+    l->seq = fti_le_get64(p + 16);
+    l->base_seq = fti_le_get64(p + 24);
+    l->depth = fti_le_get32(p + 32);
+    l->block_size = fti_le_get64(p + 40);
+    l->nblocks = fti_le_get64(p + 48);
+    l->data_offset = fti_le_get64(p + 56);
+    l->data_size = fti_le_get64(p + 64);
     if ((int)l->rank != rank || l->seq != seq || l->base_seq > seq || l->block_size == 0)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: holds rank %u layer #%llu, expected rank %d "
                         "layer #%llu", path, l->rank, (unsigned long long)l->seq, rank,
@@ -157,15 +158,15 @@ static fti_err check_map(const fti_dcp_layer *l, const char *path)
 static fti_err decode_map(const unsigned char *m, const char *path, fti_dcp_layer *l)
 {
     uint64_t n = l->nblocks * FTI_DCP_ENTRY;
-    if (fti_l4_get64(m + n) != fti_hash_buffer(m, n))
+    if (fti_le_get64(m + n) != fti_hash_buffer(m, n))
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: block map checksum mismatch", path);
     l->map = calloc(l->nblocks ? l->nblocks : 1, sizeof *l->map);
     if (l->map == NULL)
         return fti_fail(FTI_E_NOMEM, "dCP layer %s: out of memory for the block map", path);
     for (uint64_t i = 0; i < l->nblocks; i++) {
-        l->map[i].seq = fti_l4_get64(m + i * FTI_DCP_ENTRY);
-        l->map[i].offset = fti_l4_get64(m + i * FTI_DCP_ENTRY + 8);
-        l->map[i].hash = fti_l4_get64(m + i * FTI_DCP_ENTRY + 16);
+        l->map[i].seq = fti_le_get64(m + i * FTI_DCP_ENTRY);
+        l->map[i].offset = fti_le_get64(m + i * FTI_DCP_ENTRY + 8);
+        l->map[i].hash = fti_le_get64(m + i * FTI_DCP_ENTRY + 16);
     }
     return check_map(l, path);
 }

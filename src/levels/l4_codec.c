@@ -10,7 +10,9 @@
 #include "config.h"
 #include "fio.h"
 #include "integrity.h"
+#include "le_field.h"
 #include "log.h"
+#include "worker.h"
 
 /* Chunk table entry: compressed length u64, XXH3-64 of the original chunk
  * u64, flags u32 (bits 0-7: shuffle stride, 0 = none), reserved u32. */
@@ -106,8 +108,8 @@ static void unshuffle_any(const unsigned char *in, unsigned char *out, size_t m,
     } while (0)
 
 /* One round of the transpose: rows i and i + half, for every i with bit
- * `half` clear, swap their `shift`-bit blocks. Unrolled, so that r stays in
- * registers. */
+ * `half` clear, swap their `shift`-bit blocks. Unrolled, so that every row
+ * index is a constant, as in hand-written rounds. */
 static inline void swap_round(uint64_t r[8], unsigned half, unsigned shift, uint64_t mask)
 {
 #pragma GCC unroll 8
@@ -326,13 +328,7 @@ static fti_err writer_start(enc_writer *w, const fti_l4_io *dst, const fti_l4_na
 static fti_err writer_stop(enc_writer *w, const fti_l4_names *nm)
 {
     fti_err e = writer_idle(w, nm);
-    pthread_mutex_lock(&w->mu);
-    w->quit = 1;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->th, NULL);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
+    fti_worker_stop(w->th, &w->mu, &w->cv, &w->quit);
     return e;
 }
 
@@ -427,10 +423,10 @@ static fti_err enc_chunk(enc_state *s, uint64_t i, const fti_l4_io *src, const f
         clen = n;
     }
     unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
-    fti_l4_put64(ent, clen);
-    fti_l4_put64(ent + 8, fti_hash_buffer(s->in, n));
-    fti_l4_put32(ent + 16, flags);
-    fti_l4_put32(ent + 20, 0);
+    fti_le_put64(ent, clen);
+    fti_le_put64(ent + 8, fti_hash_buffer(s->in, n));
+    fti_le_put32(ent + 16, flags);
+    fti_le_put32(ent + 20, 0);
     e = writer_put(&s->writer, out, clen, s->pos, nm);
     s->pos += clen;
     return e;
@@ -441,20 +437,20 @@ static fti_err enc_finish(enc_state *s, const fti_l4_io *dst, const fti_l4_names
 {
     unsigned char h[FTI_L4Z_HEADER];
     memcpy(h, FTI_L4Z_MAGIC, 8);
-    fti_l4_put32(h + 8, FTI_L4Z_VERSION);
-    fti_l4_put32(h + 12, (uint32_t)s->cd.codec);
-    fti_l4_put32(h + 16, (uint32_t)s->cd.level);
-    fti_l4_put32(h + 20, 0);
-    fti_l4_put64(h + 24, s->chunk);
-    fti_l4_put64(h + 32, s->size);
-    fti_l4_put64(h + 40, s->nchunks);
-    fti_l4_put64(h + 48, fti_hash_final(&s->whole));
+    fti_le_put32(h + 8, FTI_L4Z_VERSION);
+    fti_le_put32(h + 12, (uint32_t)s->cd.codec);
+    fti_le_put32(h + 16, (uint32_t)s->cd.level);
+    fti_le_put32(h + 20, 0);
+    fti_le_put64(h + 24, s->chunk);
+    fti_le_put64(h + 32, s->size);
+    fti_le_put64(h + 40, s->nchunks);
+    fti_le_put64(h + 48, fti_hash_final(&s->whole));
     fti_hash meta;
     if (fti_hash_init(&meta) != 0)
         return fti_fail(FTI_E_NOMEM, "%s: out of memory for %s", nm->who, nm->dst);
     fti_hash_update(&meta, h, 56);
     fti_hash_update(&meta, s->table, (size_t)s->nchunks * FTI_L4Z_ENTRY);
-    fti_l4_put64(h + 56, fti_hash_final(&meta));
+    fti_le_put64(h + 56, fti_hash_final(&meta));
     fti_hash_free(&meta);
     fti_err e = write_at(dst, h, sizeof h, 0, nm);
     if (e == FTI_E_OK)
@@ -499,14 +495,14 @@ static fti_err dec_check_header(dec_state *s, const unsigned char *h, const fti_
 {
     if (!fti_l4_is_compressed(h))
         return CORRUPT("%s: %s is not a compressed L4 copy (bad magic)", nm->who, nm->src);
-    if (fti_l4_get32(h + 8) != FTI_L4Z_VERSION)
+    if (fti_le_get32(h + 8) != FTI_L4Z_VERSION)
         return CORRUPT("%s: %s: compressed format version %u, this library reads %d", nm->who,
-                       nm->src, fti_l4_get32(h + 8), FTI_L4Z_VERSION);
-    s->cd.codec = (int)fti_l4_get32(h + 12);
-    s->chunk = fti_l4_get64(h + 24);
-    s->size = fti_l4_get64(h + 32);
-    s->nchunks = fti_l4_get64(h + 40);
-    s->whole_sum = fti_l4_get64(h + 48);
+                       nm->src, fti_le_get32(h + 8), FTI_L4Z_VERSION);
+    s->cd.codec = (int)fti_le_get32(h + 12);
+    s->chunk = fti_le_get64(h + 24);
+    s->size = fti_le_get64(h + 32);
+    s->nchunks = fti_le_get64(h + 40);
+    s->whole_sum = fti_le_get64(h + 48);
     if (s->cd.codec != FTI_CODEC_ZLIB && s->cd.codec != FTI_CODEC_ZSTD)
         return CORRUPT("%s: %s: unknown codec %d in the header", nm->who, nm->src, s->cd.codec);
     if (s->chunk == 0 || s->chunk > FTI_L4Z_MAX_CHUNK || s->nchunks != nchunks_of(s->size, s->chunk))
@@ -541,7 +537,7 @@ static fti_err dec_open(dec_state *s, const fti_l4_io *src, const fti_l4_names *
     fti_hash_update(&meta, s->table, tbytes);
     uint64_t sum = fti_hash_final(&meta);
     fti_hash_free(&meta);
-    if (sum != fti_l4_get64(h + 56))
+    if (sum != fti_le_get64(h + 56))
         return CORRUPT("%s: %s: header or chunk table corrupt (checksum mismatch)", nm->who,
                        nm->src);
     s->pos = FTI_L4Z_HEADER + tbytes;
@@ -567,8 +563,8 @@ static void dec_close(dec_state *s)
 static fti_err dec_fetch(dec_state *s, uint64_t i, size_t n, const fti_l4_io *src, const fti_l4_names *nm)
 {
     const unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
-    uint64_t clen = fti_l4_get64(ent);
-    uint32_t flags = fti_l4_get32(ent + 16);
+    uint64_t clen = fti_le_get64(ent);
+    uint32_t flags = fti_le_get32(ent + 16);
     int stored = (flags & F_STORED) != 0;
     if ((stored && (clen != n || (flags & F_STRIDE_MASK))) || clen == 0 ||
         clen > coder_bound(s->cd.codec, (size_t)s->chunk))
@@ -589,8 +585,8 @@ static fti_err dec_chunk(dec_state *s, uint64_t i, const fti_l4_io *src, const f
     if (e != FTI_E_OK)
         return e;
     const unsigned char *ent = s->table + i * FTI_L4Z_ENTRY;
-    uint64_t clen = fti_l4_get64(ent);
-    uint32_t flags = fti_l4_get32(ent + 16);
+    uint64_t clen = fti_le_get64(ent);
+    uint32_t flags = fti_le_get32(ent + 16);
     unsigned stride = flags & F_STRIDE_MASK;
     if (flags & F_STORED)
         memcpy(s->out, s->in, n);
@@ -599,7 +595,7 @@ static fti_err dec_chunk(dec_state *s, uint64_t i, const fti_l4_io *src, const f
                        nm->src, (ull)i, (ull)off, (ull)(off + n - 1));
     if (stride && !(flags & F_STORED))
         fti_l4_unshuffle(s->tmp, s->out, n, stride);
-    if (fti_hash_buffer(s->out, n) != fti_l4_get64(ent + 8))
+    if (fti_hash_buffer(s->out, n) != fti_le_get64(ent + 8))
         return CORRUPT("%s: %s: chunk %llu (original bytes %llu-%llu) is corrupt (checksum "
                        "mismatch)", nm->who, nm->src, (ull)i, (ull)off, (ull)(off + n - 1));
     fti_hash_update(&s->whole, s->out, n);

@@ -81,33 +81,4 @@ int fti_l4_is_compressed(const unsigned char *first8);
 void fti_l4_shuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride);
 void fti_l4_unshuffle(const unsigned char *in, unsigned char *out, size_t n, unsigned stride);
 
-/* Little-endian fields of the on-disk formats. */
-static inline void fti_l4_put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline uint64_t fti_l4_get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static inline void fti_l4_put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline uint32_t fti_l4_get32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-
 #endif /* FTI_L4_CODEC_H */

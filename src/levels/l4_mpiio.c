@@ -26,6 +26,7 @@
 #include "integrity.h"
 #include "l4_pfs.h"
 #include "levels.h"
+#include "le_field.h"
 #include "log.h"
 
 #define SH_MAGIC FTI_L4SH_MAGIC
@@ -81,39 +82,39 @@ static void encode_header(unsigned char *h, int nranks, const fti_commit *c)
 {
     memset(h, 0, SH_HEADER);
     memcpy(h, SH_MAGIC, 8);
-    fti_l4_put32(h + 8, SH_VERSION);
-    fti_l4_put32(h + 12, (uint32_t)nranks);
-    fti_l4_put64(h + 16, c->seq);
-    fti_l4_put32(h + 24, (uint32_t)c->codec);
-    fti_l4_put64(h + 32, data_offset(nranks));
-    fti_l4_put64(h + 56, fti_hash_buffer(h, 56));
+    fti_le_put32(h + 8, SH_VERSION);
+    fti_le_put32(h + 12, (uint32_t)nranks);
+    fti_le_put64(h + 16, c->seq);
+    fti_le_put32(h + 24, (uint32_t)c->codec);
+    fti_le_put64(h + 32, data_offset(nranks));
+    fti_le_put64(h + 56, fti_hash_buffer(h, 56));
 }
 
 static void encode_entry(unsigned char *e, uint64_t offset, uint64_t length, int rank)
 {
     memset(e, 0, SH_ENTRY);
-    fti_l4_put64(e, offset);
-    fti_l4_put64(e + 8, length);
-    fti_l4_put32(e + 16, (uint32_t)rank);
-    fti_l4_put64(e + 24, fti_hash_buffer(e, 24));
+    fti_le_put64(e, offset);
+    fti_le_put64(e + 8, length);
+    fti_le_put32(e + 16, (uint32_t)rank);
+    fti_le_put64(e + 24, fti_hash_buffer(e, 24));
 }
 
 static fti_err check_header(const unsigned char *h, const fti_ctx *ctx, const fti_commit *c,
                             const char *who, const char *path)
 {
-    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_l4_get64(h + 56) != fti_hash_buffer(h, 56))
+    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_le_get64(h + 56) != fti_hash_buffer(h, 56))
         return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s: header corrupt", who, path);
-    if (fti_l4_get32(h + 8) != SH_VERSION || fti_l4_get32(h + 12) != (uint32_t)ctx->topo.app_size ||
-        fti_l4_get64(h + 16) != c->seq)
+    if (fti_le_get32(h + 8) != SH_VERSION || fti_le_get32(h + 12) != (uint32_t)ctx->topo.app_size ||
+        fti_le_get64(h + 16) != c->seq)
         return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s holds checkpoint #%llu of %u ranks "
-                        "(version %u), expected #%llu of %d", who, path, (ull)fti_l4_get64(h + 16),
-                        fti_l4_get32(h + 12), fti_l4_get32(h + 8), (ull)c->seq, ctx->topo.app_size);
+                        "(version %u), expected #%llu of %d", who, path, (ull)fti_le_get64(h + 16),
+                        fti_le_get32(h + 12), fti_le_get32(h + 8), (ull)c->seq, ctx->topo.app_size);
     return FTI_E_OK;
 }
 
 static fti_err check_entry(const unsigned char *e, int rank, const char *who, const char *path)
 {
-    if (fti_l4_get64(e + 24) != fti_hash_buffer(e, 24) || fti_l4_get32(e + 16) != (uint32_t)rank)
+    if (fti_le_get64(e + 24) != fti_hash_buffer(e, 24) || fti_le_get32(e + 16) != (uint32_t)rank)
         return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s: index entry of rank %d corrupt",
                         who, path, rank);
     return FTI_E_OK;
@@ -460,8 +461,8 @@ static fti_err find_piece(const fti_ctx *ctx, const fti_commit *c, sh_source *s,
         e = check_entry(ent, rank, who, path);
     if (e != FTI_E_OK)
         return e;
-    *offset = fti_l4_get64(ent);
-    *length = fti_l4_get64(ent + 8);
+    *offset = fti_le_get64(ent);
+    *length = fti_le_get64(ent + 8);
     if (*offset > (uint64_t)fsize || *length > (uint64_t)fsize - *offset)
         return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s is truncated: the piece of rank %d "
                         "ends at byte %llu, the file has %llu", who, path, rank,

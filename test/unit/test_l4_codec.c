@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "le_field.h"
 #include "levels/l4_codec.h"
 #include "log.h"
 
@@ -194,7 +195,7 @@ static void test_incompressible_stored(void **state)
         membuf z = {0}, back = {0};
         encode_input(codec, in, n, 0, 0, &z);
         assert_int_equal(z.len, n + FTI_L4Z_HEADER + 2 * FTI_L4Z_ENTRY);
-        assert_int_equal(fti_l4_get32(z.p + FTI_L4Z_HEADER + 16) & 0x100u, 0x100u);
+        assert_int_equal(fti_le_get32(z.p + FTI_L4Z_HEADER + 16) & 0x100u, 0x100u);
         assert_int_equal(decode_buf(&z, &back), FTI_E_OK);
         assert_memory_equal(back.p, in, n);
         z.p[z.len - 50] ^= 1; /* inside the stored second chunk */
@@ -310,10 +311,10 @@ static void test_reject_every_chunk(void **state)
 {
     const damaged *d = *state;
     const unsigned char *t = d->z.p + FTI_L4Z_HEADER;
-    uint64_t nchunks = fti_l4_get64(d->z.p + 40), pos = FTI_L4Z_HEADER + nchunks * FTI_L4Z_ENTRY;
+    uint64_t nchunks = fti_le_get64(d->z.p + 40), pos = FTI_L4Z_HEADER + nchunks * FTI_L4Z_ENTRY;
     assert_int_equal(nchunks, 3);
     for (uint64_t i = 0; i < nchunks; i++) {
-        uint64_t clen = fti_l4_get64(t + i * FTI_L4Z_ENTRY);
+        uint64_t clen = fti_le_get64(t + i * FTI_L4Z_ENTRY);
         expect_rejected(d, (size_t)(pos + clen / 3), d->z.len);
         pos += clen;
     }
