@@ -12,6 +12,7 @@
 #include "collective.h"
 #include "commit.h"
 #include "walltime.h"
+#include "watchdog.h"
 #include "ckpt_expect.h"
 #include "fio.h"
 #include "fault.h"
@@ -94,11 +95,20 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
     return ok;
 }
 
-/* The sizes of the ranks' files must add up to the commit record's. */
-static int sizes_agree(fti_ctx *ctx, const fti_commit *c, uint64_t mine)
+/* One collective round: whether every rank is ready, and the sum of
+ * their file sizes (*total). */
+static int ready_everywhere(fti_ctx *ctx, int ok, uint64_t size, uint64_t *total)
 {
-    uint64_t total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app);
+    uint64_t mine[2] = {ok ? 0 : 1, ok ? size : 0}, all[2] = {1, 0};
+    fti_watched_allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
+                          "agreement of all ranks");
+    *total = all[1];
+    return all[0] == 0;
+}
+
+/* The sizes of the ranks' files (total) must add up to the commit record's. */
+static int sizes_agree(fti_ctx *ctx, const fti_commit *c, uint64_t mine, uint64_t total)
+{
     fti_log_quiet(1);
     fti_err e = fti_expect_total(c, total);
     fti_log_quiet(0);
@@ -156,10 +166,11 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     ctx->metrics.rec.candidates++; /* metrics */
     int own_ok = 0;
     uint64_t size = 0;
+    uint64_t total = 0;
     int ok = local_ready(ctx, c, &own_ok, &size);
-    int all = fti_all_ok(ctx->topo.app, ok);
+    int all = ready_everywhere(ctx, ok, size, &total);
     if (all)
-        all = ok = sizes_agree(ctx, c, size);
+        all = ok = sizes_agree(ctx, c, size, total);
     if (!all) {
         report_failures(ctx, c, ok, fti_last_error());
         note_unused_l4_copy(ctx, c);

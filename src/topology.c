@@ -103,10 +103,17 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
         return e;
     place(t, cfg->head);
 
-    /* Application ranks keep their global order, so app rank = node * app_per_node + pos. */
-    MPI_Comm_split(t->global, t->is_head ? MPI_UNDEFINED : 0, t->global_rank, &t->app);
-    MPI_Comm_split(t->global, t->is_head ? t->group : MPI_UNDEFINED, t->group_pos, &t->head_comm);
-    MPI_Comm_split(t->global, t->is_head ? 0 : MPI_UNDEFINED, t->global_rank, &t->heads);
+    /* Application ranks keep their global order, so app rank = node * app_per_node + pos.
+     * Without heads (the same on every rank) that is a copy of global, and the
+     * heads' communicators stay null: each split is a collective round that
+     * a restart waits for. */
+    if (cfg->head) {
+        MPI_Comm_split(t->global, t->is_head ? MPI_UNDEFINED : 0, t->global_rank, &t->app);
+        MPI_Comm_split(t->global, t->is_head ? t->group : MPI_UNDEFINED, t->group_pos, &t->head_comm);
+        MPI_Comm_split(t->global, t->is_head ? 0 : MPI_UNDEFINED, t->global_rank, &t->heads);
+    } else {
+        MPI_Comm_dup(t->global, &t->app);
+    }
     t->app_rank = -1;
     t->app_size = t->nnodes * t->app_per_node;
     if (!t->is_head) {

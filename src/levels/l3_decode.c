@@ -38,6 +38,8 @@ typedef struct dec {
     int order[2 * FTI_RS_MAX_G];  /* plan rows in owner order */
     int first[FTI_RS_MAX_G + 1];  /* owner m's rows: order[first[m] .. first[m+1]) */
     int gives[FTI_RS_MAX_G];      /* member q holds a picked chunk: it has shares */
+    int direct;                   /* an owner that gives none: the giver whose shares it
+                                   * receives straight into its rows (else -1) */
     rstage st[2];
     fti_hash h;
     int err;
@@ -64,8 +66,14 @@ static void group_by_owner(dec *d)
                 d->order[n++] = t;
     }
     d->first[G] = n;
-    for (int q = 0; q < G; q++)
+    d->direct = -1;
+    for (int q = G - 1; q >= 0; q--) {
         d->gives[q] = fti_rs_picked(d->plan, q) || fti_rs_picked(d->plan, G + q);
+        if (d->gives[q] && q != d->j->r.pos)
+            d->direct = q;
+    }
+    if (d->gives[d->j->r.pos])
+        d->direct = -1;
 }
 
 /* Reads this member's data (which 0) or parity (1) piece of the message. */
@@ -116,10 +124,11 @@ static void post(dec *d, uint64_t k, MPI_Request *other)
     s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
     s->L = fti_gf_round(s->len);
     int p = j->r.pos;
+    unsigned char *rows = s->acc + (size_t)d->first[p] * s->L;
     for (int q = 0; q < j->G; q++) /* the owner's receives first: the sends find them */
         if (q != p && d->gives[q] && rows_of(d, p) > 0)
-            MPI_Irecv(s->in[q], (int)((size_t)rows_of(d, p) * s->L), MPI_BYTE, q, j->r.tag,
-                      j->r.comm, &s->req[j->G + q]);
+            MPI_Irecv(q == d->direct ? rows : s->in[q], (int)((size_t)rows_of(d, p) * s->L),
+                      MPI_BYTE, q, j->r.tag, j->r.comm, &s->req[j->G + q]);
     if (!d->gives[p])
         return;
     for (int which = 0; which < 2; which++)
@@ -141,26 +150,23 @@ static void xor_into(unsigned char *dst, const unsigned char *src, size_t n)
         a[i] ^= b[i];
 }
 
-/* This owner's rows of the message: its own shares (when it gives any)
- * plus every other giver's, in place in acc. */
+/* This owner's rows of the message: its own shares, or those of the
+ * giver received straight into them (d->direct), plus every other
+ * giver's, in place in acc. */
 static void sum_shares(dec *d, rstage *s, MPI_Request *other)
 {
     const fti_l3_job *j = d->j;
-    int p = j->r.pos, mine = d->gives[p];
+    int p = j->r.pos;
     size_t n = (size_t)rows_of(d, p) * s->L;
     unsigned char *rows = s->acc + (size_t)d->first[p] * s->L;
     for (int q = 0; q < j->G; q++) {
-        if (q == p || !d->gives[q])
+        if (q == p || q == d->direct || !d->gives[q])
             continue;
         for (size_t x = 0; x < n; x += SLICE) {
             size_t len = n - x < SLICE ? n - x : SLICE;
-            if (mine)
-                xor_into(rows + x, s->in[q] + x, len);
-            else
-                memcpy(rows + x, s->in[q] + x, len);
+            xor_into(rows + x, s->in[q] + x, len);
             fti_l3_poll(other, NREQ);
         }
-        mine = 1;
     }
 }
 
@@ -217,7 +223,8 @@ static int stages_alloc(dec *d)
         if ((s->acc = fti_gf_alloc(j->msg * (size_t)d->plan->nlost)) == NULL)
             ok = 0;
         for (int q = 0; q < j->G; q++)
-            if (q != p && d->gives[q] && in_len > 0 && (s->in[q] = fti_gf_alloc(in_len)) == NULL)
+            if (q != p && q != d->direct && d->gives[q] && in_len > 0 &&
+                (s->in[q] = fti_gf_alloc(in_len)) == NULL)
                 ok = 0;
     }
     return ok && fti_hash_init(&d->h) == 0;

@@ -3,6 +3,9 @@
  *
  *   ckpt_prog CONFIG write  SEED LEVEL [KIB]   fill, FTI_Checkpoint(SEED, LEVEL), finalize
  *   ckpt_prog CONFIG check  SEED [KIB]         restart: recover, assert every byte
+ *                                              ($CKPT_PROG_TAMPER=FILE: rank 0 changes one
+ *                                              byte in the middle of FILE between FTI_Init and
+ *                                              FTI_Recover)
  *   ckpt_prog CONFIG roundtrip SEED LEVEL [KIB] fill, checkpoint, scribble, FTI_Recover in
  *                                              the same run, assert every byte
  *   ckpt_prog CONFIG expect-fail               FTI_Init must fail (prints the code)
@@ -105,6 +108,22 @@ static long check_all(state *s, int seed, int rank)
            mismatches(s->parts, sizeof s->parts, seed, rank, 3);
 }
 
+/* Flips the byte in the middle of path (a file FTI_Init already verified). */
+static void tamper(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0) {
+        perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 6);
+    }
+    long mid = ftell(f) / 2;
+    fseek(f, mid, SEEK_SET);
+    int b = fgetc(f);
+    fseek(f, mid, SEEK_SET);
+    fputc(b ^ 0x5a, f);
+    fclose(f);
+}
+
 /* Mode "staged" (staging_mib): the buffers change as soon as FTI_Checkpoint
  * returns, so a checkpoint written from the live buffers in the background
  * would hold the wrong bytes; check SEED+N-1 proves it holds these. */
@@ -203,6 +222,10 @@ int main(int argc, char **argv)
         }
         if (protect_all(&s, rank, kib) != 0)
             MPI_Abort(MPI_COMM_WORLD, 4);
+        const char *victim = getenv("CKPT_PROG_TAMPER");
+        if (victim != NULL && rank == 0)
+            tamper(victim);
+        MPI_Barrier(FTI_COMM_WORLD);
         rc = FTI_Recover();
         long bad = rc == FTI_SCES ? check_all(&s, seed, rank) : -1;
         long total = 0;

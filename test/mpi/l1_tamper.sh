@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# A checkpoint file changed after FTI_Init verified it and before FTI_Recover
+# reads it: FTI_Recover hashes the bytes as it restores them, so the rank
+# whose file changed refuses the restore (naming the file and variable)
+# instead of handing the application bytes that do not match their checksum;
+# the other ranks restore theirs.
+source "$(dirname "$0")/lib.sh"
+P="$PROGS/test_prog_ckpt_prog"
+
+write_config "$T/c.fti"
+run_nodes 4 1 "$P" "$T/c.fti" write 5 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "checkpoint"; }
+victim="$(echo "$T"/nodes/node2/*/l1-s0-rank2.fti)"
+[ -f "$victim" ] || fail "no L1 file of rank 2: $(ls "$T"/nodes/node2/*/)"
+CKPT_PROG_TAMPER="$victim" run_nodes 4 1 "$P" "$T/c.fti" check 5 > "$T/out" 2>&1 &&
+  { cat "$T/out"; fail "a file changed after FTI_Init was restored"; }
+grep -q "rank 2: FTI_Recover -1" "$T/out" || { cat "$T/out"; fail "rank 2 did not refuse the restore"; }
+grep -q "l1-s0-rank2.fti: variable 1: data checksum mismatch on restore" "$T/out" ||
+  { cat "$T/out"; fail "the refusal does not name the file and the variable"; }
+if grep -q "rank [013]: FTI_Recover" "$T/out"; then cat "$T/out"; fail "an unchanged rank failed"; fi
+pass "a file changed between FTI_Init and FTI_Recover is refused on restore"
