@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "error.h"
 #include "registry.h"
@@ -94,10 +95,27 @@ fti_err fti_file_read_var(int fd, const char *path, const fti_file_entry *e, con
                           size_t gpu_bufsize);
 
 /* As fti_file_read_var, restoring a device variable through `sets` (see
- * fti_file_write_sets). */
+ * fti_file_write_sets). checked: the file's bytes were verified in this
+ * version (fti_file_version), so a host variable is copied without a
+ * second hash. */
 fti_err fti_file_read_var_sets(int fd, const char *path, const fti_file_entry *e,
                                const fti_var *var, size_t gpu_bufsize,
-                               struct fti_capture_sets *sets);
+                               struct fti_capture_sets *sets, int checked);
+
+/* Which version of a file is on disk: any write, truncation or replacement
+ * changes its inode, size or change time. Bytes verified while a file kept
+ * its version are still the bytes that were verified. */
+typedef struct fti_file_version {
+    int known;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+} fti_file_version;
+
+/* fd's version (known = 0 when fstat fails); path's (-1 fd) likewise. */
+fti_file_version fti_file_version_of(int fd, const char *path);
+int fti_file_version_same(const fti_file_version *a, const fti_file_version *b);
 
 const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id);
 void fti_file_header_free(fti_file_header *hdr);

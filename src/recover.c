@@ -76,7 +76,11 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
     fti_expect_data(&x, c, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
+    fti_file_version before = fti_file_version_of(-1, path);
     *own_ok = fti_l4_local_serves_restart(ctx, c) && fti_expect_valid(&x, path, size);
+    fti_file_version after = fti_file_version_of(-1, path);
+    if (*own_ok && fti_file_version_same(&before, &after))
+        ctx->rec.verified = after; /* FTI_Recover need not hash this version again */
     double t1 = fti_now();
     tm->verify += t1 - t0; /* metrics */
     int ok = *own_ok;
@@ -164,6 +168,7 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
 {
     fti_clear_error();
     ctx->metrics.rec.candidates++; /* metrics */
+    ctx->rec.verified.known = 0;
     int own_ok = 0;
     uint64_t size = 0;
     uint64_t total = 0;
@@ -341,8 +346,12 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
         return fti_fail(FTI_E_ARG, "recover: variable %d: checkpoint holds %llu bytes, the "
                         "protected buffer has %llu; call FTI_Realloc or protect the stored size",
                         v->id, (unsigned long long)e->nbytes, (unsigned long long)fti_var_bytes(v));
+    /* Bytes FTI_Init verified are copied without a second hash, as long as
+     * the file is still that version; any change since means a full check. */
+    fti_file_version now = fti_file_version_of(fd, NULL);
+    int checked = fti_file_version_same(&now, &ctx->rec.verified);
     return fti_file_read_var_sets(fd, ctx->rec.path, e, v, (size_t)ctx->cfg.gpu_host_bufsize,
-                                  &ctx->capture);
+                                  &ctx->capture, checked);
 }
 
 /* The chosen checkpoint's file when an L4 checkpoint kept no local one: the
@@ -407,6 +416,7 @@ fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)
     memset(&r->l4_written, 0, sizeof r->l4_written);
     fti_recover_release(ctx);
     r->available = 0;
+    r->verified.known = 0; /* its header is checked below, not its bytes */
     r->chosen = *c;
     fti_path_local(&ctx->dirs, r->path, c->level, c->slot, ctx->topo.app_rank);
     if (c->level == 4 && written.vars != NULL && written.seq == c->seq && access(r->path, F_OK) != 0) {

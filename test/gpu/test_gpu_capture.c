@@ -722,7 +722,7 @@ static void restore_file(const char *path, uint64_t seq, fti_registry *reg, regi
         memset(back, 0xC3, r[i].n);
         assert_int_equal(fti_emu_write(r[i].dev, back, r[i].n), 0);
         assert_int_equal(fti_file_read_var_sets(fd, path, fti_file_find(&h, i + 1),
-                                                fti_registry_find(reg, i + 1), chunk, sets),
+                                                fti_registry_find(reg, i + 1), chunk, sets, 0),
                          FTI_E_OK);
         assert_int_equal(fti_emu_read(back, r[i].dev, r[i].n), 0);
         assert_memory_equal(back, r[i].src, r[i].n);
