@@ -221,22 +221,33 @@ static fti_err link_as_l4(fti_ctx *ctx, const fti_commit *from, const fti_commit
     return FTI_E_OK;
 }
 
+/* The checkpoint a restart would restore: the newest commit this run's
+ * restart did not pass over. -1: none. */
+static int last_restorable(const fti_ctx *ctx, const fti_commit *cand, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!fti_recover_passed_over(ctx, &cand[i]))
+            return i;
+    return -1;
+}
+
 fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
 {
     fti_commit cand[8];
     int n = fti_meta_candidates(&ctx->meta, cand);
-    if (ctx->cfg.keep_all_levels || n == 0 || fti_level(4) == NULL)
+    int last = last_restorable(ctx, cand, n);
+    if (ctx->cfg.keep_all_levels || last < 0 || fti_level(4) == NULL)
         return FTI_E_OK;
-    if (cand[0].level == 4) { /* on the global file system already: local storage is emptied */
+    if (cand[last].level == 4) { /* on the global file system already: local storage is emptied */
         fti_prune_local(ctx, 1, ctx->cfg.l4_local_copy != 1);
         return FTI_E_OK;
     }
-    fti_commit c = cand[0]; /* the newest: what a restart would restore */
+    fti_commit c = cand[last];
     c.level = 4;
     c.slot = next_slot(&ctx->meta, 4);
     c.codec = (int)ctx->cfg.l4_codec;
     c.io = ctx->cfg.ckpt_io;
-    fti_err e = link_as_l4(ctx, &cand[0], &c);
+    fti_err e = link_as_l4(ctx, &cand[last], &c);
     if (fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
         fti_ring ring;
         fti_ring_of(ctx, &ring);

@@ -409,6 +409,12 @@ fti_err fti_recover_all(fti_ctx *ctx)
     return e;
 }
 
+int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c)
+{
+    const fti_recovery *r = &ctx->rec;
+    return r->available && c->seq > r->chosen.seq && c->seq <= r->start_seq;
+}
+
 fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)
 {
     fti_recovery *r = &ctx->rec;

@@ -22,6 +22,11 @@ fti_err fti_recover_all(fti_ctx *ctx);
  * Reads the header of this rank's local file of c. */
 fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c);
 
+/* Whether this run's restart passed over commit c as unrestorable: newer
+ * than the checkpoint it restored, and taken before this run. Nothing may
+ * build on such a commit or flush it. */
+int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c);
+
 /* Local. One variable at a time, between open and close. */
 fti_err fti_recover_var_open(fti_ctx *ctx);
 fti_err fti_recover_var(fti_ctx *ctx, int id);

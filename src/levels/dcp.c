@@ -19,6 +19,7 @@
 #include "fault.h"
 #include "fio.h"
 #include "integrity.h"
+#include "recover.h"
 #include "l4_pfs.h"
 #include "log.h"
 
@@ -44,7 +45,7 @@ static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
     const fti_commit *cur = &ctx->meta.cur[4];
     if (!cur->valid || cur->io != FTI_IO_DCP)
         return 0;
-    if (ctx->rec.available && cur->seq > ctx->rec.chosen.seq && cur->seq <= ctx->rec.start_seq)
+    if (fti_recover_passed_over(ctx, cur))
         return 0; /* the restart could not restore it: never build on it */
     char path[FTI_PATH_MAX];
     fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
