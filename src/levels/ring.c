@@ -4,7 +4,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -50,15 +54,34 @@ int fti_read_padded(int fd, uint64_t file_size, void *buf, size_t len, uint64_t 
     return 0;
 }
 
-/* One side of the exchange: an open file, its size, and a pair of buffers. */
+/* One side of the exchange: an open file, its size, and a pair of buffers
+ * (or, for a sender on a memory file system, the file mapped). */
 typedef struct side {
     int fd;
     uint64_t size, nchunks;
     char *buf[2];
+    const char *map;  /* the file's pages, sent from directly; NULL: read into buf */
+    uint64_t map_len;
     MPI_Request req[2];
     int err; /* first errno seen */
     fti_file_stream *check; /* receiving side: verifies the bytes as they are stored */
 } side;
+
+/* A file on tmpfs or ramfs is mapped and sent from its own pages: that skips
+ * a copy of every byte into the buffers (about a quarter of the CPU time of
+ * an L2 checkpoint, measured at 4 x 512 MiB). Only there: no device is
+ * behind those pages, so no I/O error can arrive as SIGBUS while MPI reads
+ * them. (Receiving into a mapped file measured no better: not done.)
+ * NULL: read through the buffers. */
+static const char *map_source(int fd, uint64_t size)
+{
+    struct statfs fs;
+    if (size == 0 || size > SIZE_MAX || fstatfs(fd, &fs) != 0 ||
+        (fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC))
+        return NULL;
+    void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 static size_t piece(const side *s, size_t chunk, uint64_t k)
 {
@@ -69,8 +92,9 @@ static size_t piece(const side *s, size_t chunk, uint64_t k)
 static void post_send(side *s, const fti_ring *r, int to, size_t chunk, uint64_t k)
 {
     size_t n = piece(s, chunk, k);
-    char *b = s->buf[k & 1];
-    if (s->err == 0 && fti_pread_full(s->fd, b, n, (off_t)(k * chunk)) != 0)
+    const char *b = s->map ? s->map + k * chunk : s->buf[k & 1];
+    if (s->map == NULL && s->err == 0 &&
+        fti_pread_full(s->fd, s->buf[k & 1], n, (off_t)(k * chunk)) != 0)
         s->err = errno ? errno : EIO;
     MPI_Isend(b, (int)n, MPI_BYTE, to, r->tag, r->comm, &s->req[k & 1]);
 }
@@ -107,10 +131,14 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
             snd->err = errno;
         else
             mysize = (uint64_t)st.st_size;
-        snd->buf[0] = malloc(chunk);
-        snd->buf[1] = malloc(chunk);
-        if (!snd->err && (!snd->buf[0] || !snd->buf[1]))
-            snd->err = ENOMEM;
+        if (!snd->err && (snd->map = map_source(snd->fd, mysize)) != NULL)
+            snd->map_len = mysize;
+        if (!snd->err && snd->map == NULL) {
+            snd->buf[0] = malloc(chunk);
+            snd->buf[1] = malloc(chunk);
+            if (!snd->buf[0] || !snd->buf[1])
+                snd->err = ENOMEM;
+        }
         if (snd->err)
             mysize = NOT_READY;
     }
@@ -141,6 +169,8 @@ static fti_err finish(side *snd, const char *send_path, side *rcv, const char *r
     if (rcv->fd >= 0 && rcv->err == 0 &&
         (ftruncate(rcv->fd, (off_t)rcv->size) != 0 || fti_fsync(rcv->fd) != 0))
         rcv->err = errno;
+    if (snd->map != NULL)
+        munmap((void *)snd->map, (size_t)snd->map_len);
     if (snd->fd >= 0)
         close(snd->fd);
     if (rcv->fd >= 0)
