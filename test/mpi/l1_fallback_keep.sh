@@ -7,14 +7,8 @@
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 
-flip_middle() { python3 -c "import os,sys; p=sys.argv[1]; n=os.path.getsize(p)//2; f=open(p,'r+b'); f.seek(n); b=f.read(1); f.seek(n); f.write(bytes([b[0]^0x5a]))" "$1"; }
-
 write_config "$T/c.fti"
-run_nodes 4 1 "$P" "$T/c.fti" write 5 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "first checkpoint"; }
-run_nodes 4 1 "$P" "$T/c.fti" write 6 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "second checkpoint"; }
-newest="$(echo "$T"/nodes/node2/*/l1-s1-rank2.fti)"
-[ -f "$newest" ] || fail "no newest L1 file of rank 2: $(ls "$T"/nodes/node2/*/)"
-flip_middle "$newest"
+l1_newest_damaged "$P" "$T/c.fti"
 
 write_config "$T/c.fti" keep_all_levels=0 l4_local_copy=0   # same file: same exec id
 run_nodes 4 1 "$P" "$T/c.fti" check 5 > "$T/out" 2>&1 || { cat "$T/out"; fail "restart after the corruption"; }

@@ -87,3 +87,16 @@ use_node_mode() {
 
 # lose_node K: the node's local storage is gone.
 lose_node() { rm -rf "$T/nodes/node$1"; }
+
+# flip_middle FILE: one byte in the middle of FILE changed (its header intact).
+flip_middle() { python3 -c "import os,sys; p=sys.argv[1]; n=os.path.getsize(p)//2; f=open(p,'r+b'); f.seek(n); b=f.read(1); f.seek(n); f.write(bytes([b[0]^0x5a]))" "$1"; }
+
+# l1_newest_damaged PROG CONFIG: L1 checkpoints of seeds 5 and 6 on 4 nodes,
+# then the data of rank 2's newest file damaged (seed 5 stays restorable).
+l1_newest_damaged() {
+  run_nodes 4 1 "$1" "$2" write 5 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "first checkpoint"; }
+  run_nodes 4 1 "$1" "$2" write 6 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "second checkpoint"; }
+  local newest; newest="$(echo "$T"/nodes/node2/*/l1-s1-rank2.fti)"
+  [ -f "$newest" ] || fail "no newest L1 file of rank 2: $(ls "$T"/nodes/node2/*/)"
+  flip_middle "$newest"
+}
