@@ -221,9 +221,13 @@ static void test_due_until_taken(void **state)
         assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 1);
     }
     fti_schedule_taken(&s, 4);
+    double taken = MPI_Wtime();
     for (int i = 0; i < 5; i++) {
         sleep_sec(ITER_SEC);
-        assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 0);
+        int due = fti_schedule_tick(&s, MPI_COMM_SELF);
+        /* a loaded machine may stretch the sleeps past the next period */
+        if (MPI_Wtime() - taken < PERIOD)
+            assert_int_equal(due, 0);
     }
 }
 
