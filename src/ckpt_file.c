@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,6 +80,15 @@ static fti_err decode_fixed(const unsigned char *buf, size_t n, const char *path
     if (*nvars > MAX_VARS || fti_le_get32(buf + 44) != FTI_FILE_ENTRY_SIZE)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: corrupt header (variable table)", path);
     return FTI_E_OK;
+}
+
+fti_err fti_file_header_region(const unsigned char *fixed, const char *path, uint64_t *size)
+{
+    uint32_t nvars;
+    fti_err e = decode_fixed(fixed, FTI_FILE_FIXED_HEADER, path, &nvars);
+    if (e == FTI_E_OK)
+        *size = fti_file_header_size(nvars);
+    return e;
 }
 
 /* Checks that every variable lies inside the file, in order, aligned. */
@@ -298,7 +306,6 @@ fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr)
 {
     unsigned char fixed[FTI_FILE_FIXED_HEADER];
     struct stat st;
-    uint32_t nvars;
     memset(hdr, 0, sizeof *hdr); /* callers free hdr->vars on any error */
     if (fstat(fd, &st) != 0)
         return fti_fail(FTI_E_IO, "checkpoint file %s: %s", path, strerror(errno));
@@ -306,10 +313,10 @@ fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr)
         fti_pread_full(fd, fixed, sizeof fixed, 0) != 0)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated (%lld bytes)", path,
                         (long long)st.st_size);
-    fti_err e = decode_fixed(fixed, sizeof fixed, path, &nvars);
+    uint64_t hsize;
+    fti_err e = fti_file_header_region(fixed, path, &hsize);
     if (e != FTI_E_OK)
         return e;
-    uint64_t hsize = fti_file_header_size(nvars);
     if ((uint64_t)st.st_size < hsize)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated in its header", path);
     unsigned char *buf = malloc(hsize);
@@ -346,17 +353,15 @@ static int hash_range(int fd, uint64_t off, uint64_t n, char *buf, uint64_t *sum
     return rc;
 }
 
-/* Each variable's checksum over the file mapped read-only: the bytes are
- * hashed where the page cache holds them, with no copy (about a third
- * cheaper than reading them into a buffer). 1 when the file cannot be
- * mapped: the caller reads it instead. The file is the caller's to keep
- * unchanged meanwhile (recovery runs under the job lock). */
+/* Each variable's checksum over a file in memory, mapped read-only: the
+ * bytes are hashed where they lie, with no copy (about a third cheaper than
+ * reading them into a buffer). 1 when the file is not mapped
+ * (fti_map_in_memory): the caller reads it instead. The file is the
+ * caller's to keep unchanged meanwhile (recovery runs under the job lock). */
 static int verify_mapped(int fd, const char *path, const fti_file_header *hdr, fti_err *e)
 {
-    if (hdr->file_size == 0 || hdr->file_size > SIZE_MAX)
-        return 1;
-    void *map = mmap(NULL, (size_t)hdr->file_size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED)
+    void *map = (void *)fti_map_in_memory(fd, hdr->file_size);
+    if (map == NULL)
         return 1;
     madvise(map, (size_t)hdr->file_size, MADV_SEQUENTIAL);
     *e = FTI_E_OK;

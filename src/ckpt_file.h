@@ -53,6 +53,11 @@ typedef struct fti_file_header {
 /* Size of the header region (fixed part + table + checksum, aligned). */
 uint64_t fti_file_header_size(uint32_t nvars);
 
+/* The header region's size (*size) announced by a file's first
+ * FTI_FILE_FIXED_HEADER bytes, once their magic, version and table
+ * fields pass; an error naming path otherwise. */
+fti_err fti_file_header_region(const unsigned char *fixed, const char *path, uint64_t *size);
+
 /* Fills hdr's table from the registry (ids, types, sizes, names and
  * aligned offsets; checksums left 0), data_offset and file_size: the layout
  * fti_file_write gives the variables. Caller frees with fti_file_header_free. */

@@ -5,8 +5,6 @@
 
 #include "log.h"
 
-#define MAX_VARS (1u << 20) /* ckpt_file.c rejects more */
-
 fti_err fti_file_stream_init(fti_file_stream *s, const char *path)
 {
     memset(s, 0, sizeof *s);
@@ -15,15 +13,6 @@ fti_err fti_file_stream_init(fti_file_stream *s, const char *path)
     if (fti_hash_init(&s->hash) != 0)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     return FTI_E_OK;
-}
-
-/* The header region's size, from the fixed header's variable count. */
-static size_t region_size(const unsigned char *fixed)
-{
-    uint32_t nvars = 0;
-    for (int i = 3; i >= 0; i--)
-        nvars = (nvars << 8) | fixed[40 + i];
-    return nvars > MAX_VARS ? FTI_FILE_FIXED_HEADER : (size_t)fti_file_header_size(nvars);
 }
 
 /* Collects the header region; decodes it once complete. Returns the bytes
@@ -39,8 +28,12 @@ static size_t take_header(fti_file_stream *s, const unsigned char *buf, size_t n
     s->head = grown;
     memcpy(s->head + s->head_len, buf, take);
     s->head_len += take;
-    if (s->head_len == FTI_FILE_FIXED_HEADER && s->head_need == FTI_FILE_FIXED_HEADER)
-        s->head_need = region_size(s->head); /* the table follows */
+    if (s->head_len == FTI_FILE_FIXED_HEADER && s->head_need == FTI_FILE_FIXED_HEADER) {
+        uint64_t need; /* the table follows */
+        if ((s->err = fti_file_header_region(s->head, s->path, &need)) != FTI_E_OK)
+            return take;
+        s->head_need = (size_t)need;
+    }
     if (s->head_len == s->head_need) {
         s->err = fti_file_header_decode(s->head, s->head_len, s->path, &s->hdr);
         free(s->head);

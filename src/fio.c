@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -211,4 +214,14 @@ int fti_copy_file(const char *src, const char *dst)
     close(in);
     errno = saved;
     return rc;
+}
+
+const void *fti_map_in_memory(int fd, uint64_t size)
+{
+    struct statfs fs;
+    if (size == 0 || size > SIZE_MAX || fstatfs(fd, &fs) != 0 ||
+        (fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC))
+        return NULL;
+    void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
