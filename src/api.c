@@ -220,6 +220,8 @@ int FTI_Finalize(void)
     fti_metrics_flush_restore(ctx);
     if (!ctx->topo.is_head)
         fti_metrics_job_summary(ctx);
+    if (e == FTI_E_OK && ctx->cfg.keep_last_ckpt)
+        fti_recover_reprotect_due(ctx); /* the checkpoints stay: the restored one whole */
     if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)

@@ -144,6 +144,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     if (e != FTI_E_OK)
         fti_log(FTI_LOG_WARN, "previous asynchronous checkpoint was not committed; the last "
                 "committed one is still checkpoint #%llu", (unsigned long long)ctx->meta.last_seq);
+    fti_recover_reprotect_due(ctx); /* the restored checkpoint is whole before the next one */
 
     double t0 = fti_now();
     tm.wait_prev = t0 - tm.start; /* metrics */

@@ -32,6 +32,9 @@ typedef struct fti_recovery {
     uint64_t start_seq;    /* last_seq of the commit record at start: commits up to it and
                               newer than `chosen` could not be restored (dCP builds no layer
                               on them) */
+    int reprotect_due;     /* the restored checkpoint's level left re-creating its lost extra
+                              files to the next checkpoint or FTI_Finalize */
+    fti_commit reprotect;  /* that checkpoint */
 } fti_recovery;
 
 /* What conf_update.c last wrote into the config file. */

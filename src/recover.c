@@ -144,8 +144,10 @@ static int adopt_rebuilt(fti_ctx *ctx, const fti_commit *c, int own_ok)
     /* open_chosen reads the file from here */
     snprintf(ctx->rec.path, sizeof ctx->rec.path, "%s", own_ok || !in_place ? path : rebuilt);
     const fti_level_ops *lv = fti_level(c->level);
-    if (lv != NULL && lv->reprotect != NULL)
-        lv->reprotect(ctx, c);
+    if (lv != NULL && lv->reprotect != NULL && lv->reprotect(ctx, c, 1)) {
+        ctx->rec.reprotect_due = 1;
+        ctx->rec.reprotect = *c;
+    }
     return 1;
 }
 
@@ -413,6 +415,14 @@ int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c)
 {
     const fti_recovery *r = &ctx->rec;
     return r->available && c->seq > r->chosen.seq && c->seq <= r->start_seq;
+}
+
+void fti_recover_reprotect_due(fti_ctx *ctx)
+{
+    if (!ctx->rec.reprotect_due)
+        return;
+    ctx->rec.reprotect_due = 0;
+    fti_level(ctx->rec.reprotect.level)->reprotect(ctx, &ctx->rec.reprotect, 0);
 }
 
 fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)

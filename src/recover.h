@@ -27,6 +27,11 @@ fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c);
  * build on such a commit or flush it. */
 int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c);
 
+/* Collective (application ranks of each group), at the next checkpoint
+ * or FTI_Finalize: re-creates what the restored checkpoint's level left
+ * for later (its lost parity). Nothing when nothing is left. */
+void fti_recover_reprotect_due(fti_ctx *ctx);
+
 /* Local. One variable at a time, between open and close. */
 fti_err fti_recover_var_open(fti_ctx *ctx);
 fti_err fti_recover_var(fti_ctx *ctx, int id);

@@ -111,9 +111,11 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
                     "too", mine, ctx->topo.group * r.size + r.right);
 }
 
-/* Members that lost their partner copy get it again, and check it. */
-static void l2_reprotect(fti_ctx *ctx, const fti_commit *c)
+/* Members that lost their partner copy get it again, and check it. Never
+ * deferred: a rank whose copy is lost does not survive its node's loss. */
+static int l2_reprotect(fti_ctx *ctx, const fti_commit *c, int may_defer)
 {
+    (void)may_defer;
     fti_ring r;
     fti_ring_of(ctx, &r);
     char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
@@ -123,11 +125,12 @@ static void l2_reprotect(fti_ctx *ctx, const fti_commit *c)
     fti_ring_allgather(&r, ctx->rec.extra_ok, held);
     int send = !held[r.right], recv = !held[r.pos];
     if (!send && !recv)
-        return;
+        return 0;
     if (!move_checked(ctx, c, &r, mine, send ? r.right : MPI_PROC_NULL, copy,
                       recv ? r.left : MPI_PROC_NULL, r.app_rank[r.left], "L2 partner copy"))
         fti_log(FTI_LOG_WARN, "L2: could not restore the partner copy %s: %s", copy,
                 fti_last_error());
+    return 0;
 }
 
 static void l2_remove(fti_ctx *ctx, int slot)

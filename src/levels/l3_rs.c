@@ -5,10 +5,12 @@
  * member, so any G/2 lost nodes of a group (2 chunks each) are rebuilt.
  *
  * Encoding is distributed: every member gathers the group's data and
- * computes its own parity row (l3_encode.c). A rebuild re-creates only the
- * lost chunks, data and parity in one pass, on their owners (l3_decode.c);
- * re-created parity waits beside the parity file until the checkpoint is
- * chosen. Data moves in large pipelined messages, whatever block_size is.
+ * computes its own parity row (l3_encode.c). A restart re-creates only the
+ * lost data chunks, on their owners (l3_decode.c), so the application gets
+ * its bytes first; the lost parity follows, from the data, in a second pass
+ * of the same stream once the checkpoint is chosen, or at the next
+ * checkpoint while the group can still lose a node (l3_reprotect). Data
+ * moves in large pipelined messages, whatever block_size is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,17 +235,20 @@ static void close_io(const fti_l3_io *io)
             close(fds[i]);
 }
 
-/* Opens what this member reads (its surviving chunks) and writes (its lost
- * ones); a failure shows as -1 and is reported by the stream. */
-static void open_io(const l3_job *j, int own, int par, uint64_t parity_off, fti_l3_io *io)
+/* Opens what this member reads (its surviving chunks) and writes (its
+ * chunks that the plan re-creates); a failure shows as -1 and is reported
+ * by the stream. */
+static void open_io(const l3_job *j, int own, int par, const fti_rs_plan *plan, fti_l3_io *io)
 {
     const int w = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
-    io->parity_off = parity_off;
+    int p = j->r.pos;
+    io->parity_off = parity_offset();
     io->check = NULL;
     io->data_fd = own ? open(j->data_path, O_RDONLY | O_CLOEXEC) : -1;
     io->parity_fd = par ? open(j->parity_path, O_RDONLY | O_CLOEXEC) : -1;
-    io->out_data_fd = own ? -1 : open(j->rebuilt_path, w, FTI_FILE_MODE);
-    io->out_parity_fd = par ? -1 : open(j->parity_rebuilt_path, w, FTI_FILE_MODE);
+    io->out_data_fd = fti_rs_planned(plan, p) ? open(j->rebuilt_path, w, FTI_FILE_MODE) : -1;
+    io->out_parity_fd =
+        fti_rs_planned(plan, j->G + p) ? open(j->parity_rebuilt_path, w, FTI_FILE_MODE) : -1;
 }
 
 /* Header and manifest of the re-created parity, once its bytes are in. */
@@ -256,36 +261,37 @@ static int finish_rebuilt_parity(const l3_job *j, const fti_commit *c, int fd, u
     return finish_parity(fd, j, &h, ent) == 0 ? 0 : (errno ? errno : EIO);
 }
 
-/* Streams the lost chunks onto their owners; the data file is verified,
- * the parity given its header. Leaves nothing behind on failure. */
+/* Streams the chunks of plan onto their owners; a data file is verified,
+ * a parity file given its header. Leaves nothing behind on failure. */
 static fti_err rebuild_lost(fti_ctx *ctx, const fti_commit *c, const l3_job *j, const int *own,
                             const int *par, const fti_rs_plan *plan)
 {
     int p = j->r.pos;
+    int make_data = fti_rs_planned(plan, p), make_parity = fti_rs_planned(plan, j->G + p);
     fti_l3_io io;
     fti_file_stream chk;
-    open_io(j, own[p], par[p], parity_offset(), &io);
-    int err = !own[p] && fti_file_stream_init(&chk, j->rebuilt_path) != FTI_E_OK ? ENOMEM : 0;
-    io.check = own[p] || err ? NULL : &chk;
+    open_io(j, own[p], par[p], plan, &io);
+    int err = make_data && fti_file_stream_init(&chk, j->rebuilt_path) != FTI_E_OK ? ENOMEM : 0;
+    io.check = make_data && !err ? &chk : NULL;
     uint64_t sum = 0;
     int serr = fti_l3_rebuild_stream(j, plan, &io, &sum); /* collective: always joined */
     err = err ? err : serr;
-    if (!err && !own[p] && fti_fsync(io.out_data_fd) != 0)
+    if (!err && make_data && fti_fsync(io.out_data_fd) != 0)
         err = errno ? errno : EIO;
-    if (!err && !par[p])
+    if (!err && make_parity)
         err = finish_rebuilt_parity(j, c, io.out_parity_fd, sum);
     close_io(&io);
     fti_err e = FTI_E_OK;
     if (err)
         e = fti_fail(err == ENOMEM ? FTI_E_NOMEM : FTI_E_IO, "L3: rebuilding %s: %s",
-                     own[p] ? j->parity_path : j->data_path, strerror(err));
-    if (e == FTI_E_OK && !own[p])
+                     make_data ? j->data_path : j->parity_path, strerror(err));
+    if (e == FTI_E_OK && make_data)
         e = check_decoded(ctx, c, j, &chk);
-    else if (!own[p])
+    else if (make_data)
         fti_file_stream_free(&chk);
     if (e != FTI_E_OK) {
         unlink(j->parity_rebuilt_path);
-        if (!own[p])
+        if (make_data)
             unlink(j->rebuilt_path);
     }
     return e;
@@ -314,6 +320,8 @@ static int agree_sizes(l3_job *j, const int *own, const int *par, int own_ok)
     return 0;
 }
 
+/* Restart: only the lost data comes back now, so the application gets its
+ * bytes first; lost parity is re-created by l3_reprotect. */
 static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     l3_job j;
@@ -328,12 +336,13 @@ static fti_err l3_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     fti_ring_allgather(&j.r, own_ok, own);
     fti_ring_allgather(&j.r, ctx->rec.extra_ok, par);
     for (int i = 0; i < j.G; i++)
-        lost += !own[i] + !par[i];
+        lost += !own[i];
     if (lost == 0)
         return FTI_E_OK;
     fti_rs_plan plan;
     if (fti_rs_plan_rebuild(&j.code, own, par, &plan) != 0 || agree_sizes(&j, own, par, own_ok) != 0)
         return lost_too_many(ctx, &j, own, par);
+    fti_rs_plan_drop_parity(&plan);
     return rebuild_lost(ctx, c, &j, own, par, &plan);
 }
 
@@ -362,29 +371,56 @@ static int adopt_parity(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     return ok && rename(rebuilt, path) == 0 && fti_fsync_dir(ctx->dirs.local) == 0;
 }
 
-/* Lost parity was re-created by the rebuild, beside the parity file: it is
- * adopted now that c is chosen. Should that fail anywhere, the group
- * encodes its parity again, so c is never left half protected. */
-static void l3_reprotect(fti_ctx *ctx, const fti_commit *c)
+/* The parity of c lost on some members, re-created from the group's data
+ * (all in place again) on those members, then put in place. Should that
+ * fail anywhere, the group encodes its parity again, so c is never left
+ * half protected. Collective over ring. */
+static void recreate_parity(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring, l3_job *j,
+                            const int *par)
 {
-    fti_ring ring;
-    fti_ring_of(ctx, &ring);
-    int par[MAX_G], lost_parity = 0;
-    fti_ring_allgather(&ring, ctx->rec.extra_ok, par);
-    for (int i = 0; i < ring.size; i++)
-        lost_parity += !par[i];
-    if (lost_parity == 0)
+    int own[MAX_G];
+    for (int i = 0; i < j->G; i++)
+        own[i] = 1;
+    fti_rs_plan plan; /* both steps depend on par alone: they fail on every member or none */
+    if (fti_rs_plan_rebuild(&j->code, own, par, &plan) != 0 || agree_sizes(j, own, par, 1) != 0)
+        return; /* cannot happen: every data chunk is there */
+    int ok = rebuild_lost(ctx, c, j, own, par, &plan) == FTI_E_OK;
+    ok = ok && (par[ring->pos] || adopt_parity(ctx, c, ring));
+    if (fti_all_ok(ring->comm, ok))
         return;
-    int ok = par[ring.pos] || adopt_parity(ctx, c, &ring);
-    if (fti_all_ok(ring.comm, ok))
-        return;
-    char path[FTI_PATH_MAX];
-    fti_path_parity(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
     fti_log(FTI_LOG_WARN, "L3: re-created parity could not be adopted in group %d; encoding it again",
             ctx->topo.group);
     l3_discard(ctx, c);
-    if (l3_post(ctx, c, &ring) != FTI_E_OK)
-        fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", path);
+    if (l3_post(ctx, c, ring) != FTI_E_OK)
+        fti_log(FTI_LOG_WARN, "L3: could not re-create the lost parity file %s", j->parity_path);
+}
+
+/* Lost parity of the chosen checkpoint c. A restart leaves it for later
+ * (the application goes first) while the group can still lose a node:
+ * with p parity chunks missing, 2G - p chunks remain, a node holds 2 and G
+ * are needed, so (G - p) / 2 more lost nodes are survived: p <= G - 2. */
+static int l3_reprotect(fti_ctx *ctx, const fti_commit *c, int may_defer)
+{
+    fti_ring ring;
+    fti_ring_of(ctx, &ring);
+    l3_job j;
+    if (job_init(ctx, c, &ring, &j) != FTI_E_OK)
+        return 0;
+    int par[MAX_G], lost = 0;
+    fti_ring_allgather(&ring, load_parity(ctx, &j, c), par);
+    for (int i = 0; i < ring.size; i++)
+        lost += !par[i];
+    if (lost == 0)
+        return 0;
+    if (may_defer && lost <= j.G - 2) {
+        if (ring.pos == 0)
+            fti_log(FTI_LOG_INFO, "L3: group %d lost the parity of %d node(s); it is re-created at "
+                    "the next checkpoint or FTI_Finalize (until then the group survives %d lost "
+                    "node(s), not %d)", ctx->topo.group, lost, (j.G - lost) / 2, j.G / 2);
+        return 1;
+    }
+    recreate_parity(ctx, c, &ring, &j, par);
+    return 0;
 }
 
 static void l3_remove(fti_ctx *ctx, int slot)

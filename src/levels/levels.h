@@ -22,16 +22,19 @@ typedef struct fti_level_ops {
      * Rebuilds a lost local file at fti_path_rebuilt (never over the local
      * file); returns FTI_E_OK on this rank when its local file is valid or
      * was rebuilt there and verified. Sets ctx->rec.extra_ok (this rank's
-     * partner copy or parity file is valid). Writes nothing else but, where
-     * the level can, its lost extra files beside them (reprotect adopts
-     * them, discard removes them). Must not hang when other ranks fail. */
+     * partner copy or parity file is valid). Writes nothing else. Must
+     * not hang when other ranks fail. */
     fti_err (*rebuild)(fti_ctx *ctx, const fti_commit *c, int own_ok);
     /* Collective, after every rank's local file of c is in place (the
      * checkpoint was chosen): re-creates this level's lost extra files
-     * (partner copies, parity). NULL when there are none to re-create. */
-    void (*reprotect)(fti_ctx *ctx, const fti_commit *c);
-    /* Local: c was not chosen; removes what rebuild wrote beside the extra
-     * files. NULL when rebuild writes none. */
+     * (partner copies, parity). With may_defer, the level may leave that
+     * to a later call (returns 1: the caller calls again, without
+     * may_defer, at the next checkpoint or FTI_Finalize) while c still
+     * survives the loss of one more node. NULL when there are none to
+     * re-create. */
+    int (*reprotect)(fti_ctx *ctx, const fti_commit *c, int may_defer);
+    /* Local: c was not chosen; removes what a crashed reprotect may have
+     * left beside the extra files. NULL when reprotect writes none there. */
     void (*discard)(fti_ctx *ctx, const fti_commit *c);
     /* Removes this level's extra files for `slot` (local; keep_last_ckpt=0). */
     void (*remove)(fti_ctx *ctx, int slot);

@@ -114,6 +114,22 @@ int fti_rs_picked(const fti_rs_plan *plan, int id)
     return 0;
 }
 
+int fti_rs_planned(const fti_rs_plan *plan, int id)
+{
+    for (int t = 0; t < plan->nlost; t++)
+        if (plan->lost[t] == id)
+            return 1;
+    return 0;
+}
+
+void fti_rs_plan_drop_parity(fti_rs_plan *plan)
+{
+    int n = 0;
+    while (n < plan->nlost && plan->lost[n] < plan->g) /* data ids come first */
+        n++;
+    plan->nlost = n;
+}
+
 void fti_rs_share(const fti_rs_plan *plan, int t, int id, const unsigned char *src,
                   unsigned char *acc, size_t len)
 {

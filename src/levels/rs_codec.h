@@ -31,7 +31,8 @@ typedef struct fti_rs_code {
 } fti_rs_code;
 
 /* How to rebuild lost chunks from G survivors: chunk lost[t] is the sum
- * over col of row[t][col] * chunk pick[col]. */
+ * over col of row[t][col] * chunk pick[col]. lost[] is in id order, so
+ * lost data chunks come first. */
 typedef struct fti_rs_plan {
     int g, nlost;
     int pick[FTI_RS_MAX_G];
@@ -63,5 +64,12 @@ void fti_rs_share(const fti_rs_plan *plan, int t, int id, const unsigned char *s
 
 /* Whether chunk id is one of the picked survivors (it has shares to give). */
 int fti_rs_picked(const fti_rs_plan *plan, int id);
+
+/* Whether chunk id is one the plan re-creates. */
+int fti_rs_planned(const fti_rs_plan *plan, int id);
+
+/* Keeps only the lost data chunks in the plan (the application's bytes):
+ * lost parity is then re-created by a later plan, once the data is back. */
+void fti_rs_plan_drop_parity(fti_rs_plan *plan);
 
 #endif /* FTI_RS_CODEC_H */

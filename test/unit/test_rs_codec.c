@@ -114,14 +114,32 @@ static void test_known_answer(void **state)
 
 /* ---- rebuilds, as L3 does them ------------------------------------------------ */
 
-/* Loses the chunks of `mask`, plans, and re-creates each lost chunk as the
- * XOR of every survivor's share; the result must equal the original. */
+/* Re-creates each chunk of plan as the XOR of every survivor's share; the
+ * result must equal the original. */
+static void rebuild_planned(group *gr, const fti_rs_plan *plan, const int *have, unsigned char *acc)
+{
+    for (int t = 0; t < plan->nlost; t++) {
+        int lost = plan->lost[t];
+        assert_false(have[lost]);
+        memset(acc, 0, gr->len);
+        for (int id = 0; id < 2 * gr->g; id++)
+            if (have[id])
+                fti_rs_share(plan, t, id, gr->chunk[id], acc, gr->len);
+            else
+                assert_false(fti_rs_picked(plan, id));
+        assert_same(acc, gr->chunk[lost], gr->len);
+    }
+}
+
+/* Loses the chunks of `mask`, plans, and rebuilds every lost chunk; then,
+ * as a restart does, only the lost data. */
 static void check_loss(group *gr, uint64_t mask, unsigned char *acc)
 {
-    int g = gr->g, have[2 * G_MAX], nlost = 0;
+    int g = gr->g, have[2 * G_MAX], nlost = 0, ndata = 0;
     for (int id = 0; id < 2 * g; id++) {
         have[id] = !(mask >> id & 1);
         nlost += !have[id];
+        ndata += id < g && !have[id];
     }
     fti_rs_plan plan;
     int rc = fti_rs_plan_rebuild(&gr->code, have, have + g, &plan);
@@ -131,17 +149,14 @@ static void check_loss(group *gr, uint64_t mask, unsigned char *acc)
     }
     assert_int_equal(rc, 0);
     assert_int_equal(plan.nlost, nlost);
-    for (int t = 0; t < plan.nlost; t++) {
-        int lost = plan.lost[t];
-        assert_false(have[lost]);
-        memset(acc, 0, gr->len);
-        for (int id = 0; id < 2 * g; id++)
-            if (have[id])
-                fti_rs_share(&plan, t, id, gr->chunk[id], acc, gr->len);
-            else
-                assert_false(fti_rs_picked(&plan, id));
-        assert_same(acc, gr->chunk[lost], gr->len);
-    }
+    for (int id = 0; id < 2 * g; id++)
+        assert_int_equal(fti_rs_planned(&plan, id), !have[id]);
+    rebuild_planned(gr, &plan, have, acc);
+    fti_rs_plan_drop_parity(&plan);
+    assert_int_equal(plan.nlost, ndata);
+    for (int id = 0; id < 2 * g; id++)
+        assert_int_equal(fti_rs_planned(&plan, id), id < g && !have[id]);
+    rebuild_planned(gr, &plan, have, acc);
 }
 
 static void every_pattern(int g, size_t len)
