@@ -140,7 +140,7 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
 {
     fti_file_header h;
     fti_log_quiet(1);
-    fti_err e = fti_file_verify(path, 0, 1, &h);
+    fti_err e = x->keep != NULL ? fti_file_verify_keep(path, &h, x->keep) : fti_file_verify(path, 0, 1, &h);
     int foreign = 0;
     if (e == FTI_E_OK) {
         foreign = (e = check_identity(x, &h, path)) != FTI_E_OK;
@@ -150,6 +150,8 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
             *hdr = h;
         else
             fti_file_header_free(&h);
+        if (e != FTI_E_OK && x->keep != NULL)
+            fti_file_map_release(x->keep);
     }
     fti_log_quiet(0);
     if (foreign) /* someone put it there: say so, whatever the level reports */

@@ -23,6 +23,8 @@ typedef struct fti_expect {
     uint64_t exec_tag; /* fti_exec_tag of the job's exec id */
     uint32_t group;    /* parity: members in the group (manifest entries) */
     const char *role;  /* for messages: "own file", "L2 partner copy", ... */
+    fti_file_map *keep; /* fti_expect_probe: receives the mapping of a file in memory that
+                           passes (fti_file_verify_keep); NULL: none kept */
 } fti_expect;
 
 /* The tag written into every file header: a hash of the exec id, never 0

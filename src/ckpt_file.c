@@ -357,8 +357,10 @@ static int hash_range(int fd, uint64_t off, uint64_t n, char *buf, uint64_t *sum
  * bytes are hashed where they lie, with no copy (about a third cheaper than
  * reading them into a buffer). 1 when the file is not mapped
  * (fti_map_in_memory): the caller reads it instead. The file is the
- * caller's to keep unchanged meanwhile (recovery runs under the job lock). */
-static int verify_mapped(int fd, const char *path, const fti_file_header *hdr, fti_err *e)
+ * caller's to keep unchanged meanwhile (recovery runs under the job lock).
+ * keep (or NULL): receives the mapping of a file that verifies. */
+static int verify_mapped(int fd, const char *path, const fti_file_header *hdr, fti_err *e,
+                         fti_file_map *keep)
 {
     void *map = (void *)fti_map_in_memory(fd, hdr->file_size);
     if (map == NULL)
@@ -371,14 +373,17 @@ static int verify_mapped(int fd, const char *path, const fti_file_header *hdr, f
             *e = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch "
                           "(corrupt data)", path, v->id);
     }
-    munmap(map, (size_t)hdr->file_size);
+    if (*e == FTI_E_OK && keep != NULL)
+        *keep = (fti_file_map){.ptr = map, .len = (size_t)hdr->file_size};
+    else
+        munmap(map, (size_t)hdr->file_size);
     return 0;
 }
 
-static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr)
+static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr, fti_file_map *keep)
 {
     fti_err mapped;
-    if (verify_mapped(fd, path, hdr, &mapped) == 0)
+    if (verify_mapped(fd, path, hdr, &mapped, keep) == 0)
         return mapped;
     char *buf = malloc(CHUNK);
     if (buf == NULL)
@@ -398,7 +403,8 @@ static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr)
     return e;
 }
 
-fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr)
+static fti_err verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr,
+                      fti_file_map *keep)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -410,11 +416,39 @@ fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_fil
                      "(stale file)", path, (unsigned long long)hdr->seq,
                      (unsigned long long)expect_seq);
     if (e == FTI_E_OK && full)
-        e = verify_data(fd, path, hdr);
+        e = verify_data(fd, path, hdr, keep);
     if (e != FTI_E_OK && hdr->vars)
         fti_file_header_free(hdr);
     close(fd);
     return e;
+}
+
+fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr)
+{
+    return verify(path, expect_seq, full, hdr, NULL);
+}
+
+fti_err fti_file_verify_keep(const char *path, fti_file_header *hdr, fti_file_map *keep)
+{
+    keep->ptr = NULL;
+    keep->len = 0;
+    return verify(path, 0, 1, hdr, keep);
+}
+
+void fti_file_map_release(fti_file_map *m)
+{
+    if (m->ptr != NULL)
+        munmap((void *)m->ptr, m->len);
+    m->ptr = NULL;
+    m->len = 0;
+}
+
+int fti_file_copy_mapped(const fti_file_map *m, const fti_file_entry *e, void *dst)
+{
+    if (m->ptr == NULL || e->offset > m->len || e->nbytes > m->len - e->offset)
+        return -1;
+    memcpy(dst, m->ptr + e->offset, (size_t)e->nbytes);
+    return 0;
 }
 
 int fti_file_valid(const char *path, uint64_t seq)

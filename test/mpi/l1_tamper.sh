@@ -3,7 +3,18 @@
 # reads it: FTI_Recover hashes the bytes as it restores them, so the rank
 # whose file changed refuses the restore (naming the file and variable)
 # instead of handing the application bytes that do not match their checksum;
-# the other ranks restore theirs.
+# the other ranks restore theirs. Run on the test's disk, then, where
+# /dev/shm is a writable tmpfs, there too: in memory FTI_Init keeps the
+# mapping it verified through and FTI_Recover copies from it, so the
+# unchanged ranks' bytes come from that mapping and the changed file must
+# still be refused.
+if [ -z "${FTI_TAMPER_IN_MEMORY:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+   [ -w /dev/shm ]; then
+  shm_dir="/dev/shm/fti-test-tamper-$$"
+  FTI_TAMPER_IN_MEMORY=1 FTI_TEST_DIR="$shm_dir" "$0"; rc=$?
+  rm -rf "$shm_dir"
+  [ "$rc" -eq 0 ] || exit "$rc"
+fi
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 
