@@ -74,15 +74,19 @@ void fti_prune_local(fti_ctx *ctx, int below, int l4)
 
 /* The local files committed checkpoint c makes obsolete, as below_level's
  * argument: levels below rule[0], and level 4 too when rule[1]. Returns 0
- * when c removes nothing. */
+ * when c removes nothing. With POSIX I/O, FTI's heads keep their L4 copy
+ * in FTI's L1 directory, which a checkpoint of levels 1-3 replaces (other
+ * I/O modes keep it apart, until the next L4 or FTI_Finalize). */
 static int obsolete_after(const fti_config *cfg, const fti_commit *c, int rule[2])
 {
+    int heads_copy_goes = c->level < 4 && cfg->l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE &&
+                          cfg->ckpt_io == FTI_CKPT_IO_POSIX;
     rule[0] = cfg->keep_all_levels ? 1 : c->level;
-    rule[1] = c->level == 4 && !cfg->l4_local_copy;
+    rule[1] = (c->level == 4 && !cfg->l4_local_copy) || heads_copy_goes;
     if (fti_prunes_after(cfg, c->level))
         return 1;
-    rule[0] = rule[1] = 1; /* FTI keeps the heads' L4 copy in its L1 directory: replaced */
-    return c->level == 1 && cfg->l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE;
+    rule[0] = 1;
+    return heads_copy_goes;
 }
 
 void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)

@@ -24,6 +24,9 @@ typedef enum { FTI_CODEC_NONE, FTI_CODEC_ZLIB, FTI_CODEC_ZSTD } fti_codec;
  * application on a GPU node creates no CUDA context. */
 typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF } fti_device_mode;
 
+/* [basic] ckpt_io = 1, POSIX files (FTI-FF, 3, is stored as 1). */
+#define FTI_CKPT_IO_POSIX 1
+
 /* l4_local_copy's value where FTI's heads keep the local copy: kept while
  * the job runs, removed with local storage at FTI_Finalize (keep_last_ckpt). */
 #define FTI_L4_COPY_UNTIL_FINALIZE 2

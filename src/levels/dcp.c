@@ -29,7 +29,7 @@ static uint64_t last_changed, last_data;
 
 int fti_dcp_active(const fti_ctx *ctx)
 {
-    return ctx->cfg.enable_dcp && ctx->cfg.ckpt_io == 1;
+    return ctx->cfg.enable_dcp && ctx->cfg.ckpt_io == FTI_CKPT_IO_POSIX;
 }
 
 static uint64_t block_size(const fti_ctx *ctx)

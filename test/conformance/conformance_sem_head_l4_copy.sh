@@ -2,7 +2,7 @@
 # FTI's heads keep the local file of an L4 checkpoint they flushed, in FTI's
 # L1 directory (FTI's cornerCases subsequent_checkpoints, H1I0): with
 # head = 1, inline_l4 = 0 and no l4_local_copy key, the local copy stays
-# while the job runs, until an L1 checkpoint replaces it; with
+# while the job runs, until a checkpoint of levels 1-3 replaces it; with
 # keep_last_ckpt = 1, FTI_Finalize still empties local storage and the next
 # job restores from the global copy.
 source "$(dirname "$0")/lib_sem.sh"
@@ -20,14 +20,24 @@ rm -rf "$LOCAL_DIR"; mkdir -p "$LOCAL_DIR"
 expect_pass check "$T/r" sem "$T/c.fti" check 32
 
 # While the job runs (the program lists the local files before
-# FTI_Finalize, LIST_LOCAL): the L2 after the L4 waits for its commit, the
-# L4's local copy stays; an L1 after the L4 replaces it.
+# FTI_Finalize, LIST_LOCAL; the later checkpoint waits for the L4's commit):
+# with POSIX I/O an L2 or L3 after the L4 replaces its local copy (FTI keeps
+# it in its L1 directory, which those levels clear), with MPI-IO it stays
+# (FTI keeps it apart, until the next L4). The L1 before the L4 goes.
+for later in 2 3; do
+  fresh
+  heads_config "$T/c2.fti"
+  LIST_LOCAL="$LOCAL_DIR" expect_exit 0 "$T/w2" sem "$T/c2.fti" finish 40 1 4 $later
+  n=$(grep -c "^local: .*l4-s[01]-rank[0-9]*\.fti$" "$T/w2" || true)
+  [ "$n" -eq 0 ] || { cat "$T/w2"; fail "$n local L4 copies after an L$later checkpoint, expected 0"; }
+  grep -q "^local: .*l1-s[01]-rank" "$T/w2" && { cat "$T/w2"; fail "the L1 checkpoint outlived the L4 one"; }
+done
 fresh
-heads_config "$T/c2.fti"
-LIST_LOCAL="$LOCAL_DIR" expect_exit 0 "$T/w2" sem "$T/c2.fti" finish 40 1 4 2
-n=$(grep -c "^local: .*l4-s[01]-rank[0-9]*\.fti$" "$T/w2" || true)
-[ "$n" -eq 2 ] || { cat "$T/w2"; fail "$n local L4 copies while the job ran, expected 2 (one per application rank)"; }
-grep -q "^local: .*l1-s[01]-rank" "$T/w2" && { cat "$T/w2"; fail "the L1 checkpoint outlived the L4 one"; }
+heads_config "$T/c6.fti" ckpt_io=2
+LIST_LOCAL="$LOCAL_DIR" expect_exit 0 "$T/w6" sem "$T/c6.fti" finish 40 1 4 2
+n=$(grep -c "^local: .*l4-s[01]-rank[0-9]*\.fti$" "$T/w6" || true)
+[ "$n" -eq 2 ] || { cat "$T/w6"; fail "MPI-IO: $n local L4 copies after an L2 checkpoint, expected 2 (one per application rank)"; }
+grep -q "^local: .*l1-s[01]-rank" "$T/w6" && { cat "$T/w6"; fail "MPI-IO: the L1 checkpoint outlived the L4 one"; }
 fresh
 heads_config "$T/c4.fti"
 LIST_LOCAL="$LOCAL_DIR" expect_exit 0 "$T/w4" sem "$T/c4.fti" finish 40 4 1
