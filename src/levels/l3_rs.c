@@ -406,8 +406,10 @@ static int l3_reprotect(fti_ctx *ctx, const fti_commit *c, int may_defer)
     l3_job j;
     if (job_init(ctx, c, &ring, &j) != FTI_E_OK)
         return 0;
-    int par[MAX_G], lost = 0;
-    fti_ring_allgather(&ring, load_parity(ctx, &j, c), par);
+    /* Right after the rebuild, its verdict on this member's parity stands;
+     * later, the parity is checked again (and its manifest read) now. */
+    int par[MAX_G], lost = 0, mine = may_defer ? ctx->rec.extra_ok : load_parity(ctx, &j, c);
+    fti_ring_allgather(&ring, mine, par);
     for (int i = 0; i < ring.size; i++)
         lost += !par[i];
     if (lost == 0)
@@ -419,6 +421,8 @@ static int l3_reprotect(fti_ctx *ctx, const fti_commit *c, int may_defer)
                     "node(s), not %d)", ctx->topo.group, lost, (j.G - lost) / 2, j.G / 2);
         return 1;
     }
+    if (may_defer && mine)
+        load_parity(ctx, &j, c); /* the members' sizes, from its manifest */
     recreate_parity(ctx, c, &ring, &j, par);
     return 0;
 }
