@@ -8,6 +8,7 @@
 
 #include "commit.h"
 #include "log.h"
+#include "watchdog.h"
 
 static int is_ckpt_file(const char *name)
 {
@@ -66,10 +67,10 @@ void fti_prune_local(fti_ctx *ctx, int below, int l4)
     /* Every rank of the node has read what it needs of its files (its
      * header, for FTI_Recover) before they go, and none writes its next
      * local file before they are gone. */
-    MPI_Barrier(ctx->topo.app);
+    fti_watched_barrier(ctx->topo.app, "wait before removing older local files");
     if (ctx->topo.node_pos == 0)
         remove_where(ctx->dirs.local, below_level, (const int[2]){below, l4});
-    MPI_Barrier(ctx->topo.app);
+    fti_watched_barrier(ctx->topo.app, "wait for older local files to be removed");
 }
 
 /* The local files committed checkpoint c makes obsolete, as below_level's
@@ -112,7 +113,8 @@ void fti_remove_ckpt_files(const char *dir)
 fti_err fti_remove_checkpoints(fti_ctx *ctx)
 {
     MPI_Comm app = ctx->topo.app;
-    MPI_Barrier(app); /* nobody reads checkpoint files any more */
+    /* nobody reads checkpoint files any more */
+    fti_watched_barrier(app, "FTI_Finalize: wait before removing checkpoints");
     if (fti_commit_record_remove(ctx) != FTI_E_OK)
         return FTI_E_IO; /* files stay, and so does the record naming them */
     if (ctx->topo.node_pos == 0)
@@ -122,6 +124,6 @@ fti_err fti_remove_checkpoints(fti_ctx *ctx)
         fti_job_lock_release(&ctx->lock); /* the last file of the meta directory */
         rmdir(ctx->dirs.meta);
     }
-    MPI_Barrier(app);
+    fti_watched_barrier(app, "FTI_Finalize: wait for checkpoints to be removed");
     return FTI_E_OK;
 }

@@ -313,7 +313,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     if (!r->available) {
         /* No rank returns (and maybe aborts the job) before every rank
          * removed its rebuilt files: a refused restart leaves nothing. */
-        MPI_Barrier(ctx->topo.app);
+        fti_watched_barrier(ctx->topo.app, "refused restart: wait for rebuilt files to be removed");
         fti_metrics_recovery(ctx, NULL, "failed"); /* metrics */
         int quiet = ctx->topo.app_rank != 0;
         if (quiet)

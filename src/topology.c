@@ -4,6 +4,7 @@
 
 #include "log.h"
 #include "plan.h"
+#include "watchdog.h"
 
 /* node_size = 0: ask MPI which ranks share memory, and require equal nodes,
  * laid out consecutively (block placement, the common launcher default). */
@@ -88,7 +89,7 @@ void fti_topology_reset(fti_topology *t)
 fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm)
 {
     fti_topology_reset(t);
-    if (MPI_Comm_dup(comm, &t->global) != MPI_SUCCESS)
+    if (fti_watched_dup(comm, &t->global, "FTI_Init: copy of the communicator") != MPI_SUCCESS)
         return fti_fail(FTI_E_MPI, "MPI_Comm_dup of the communicator given to FTI_Init failed");
     MPI_Comm_rank(t->global, &t->global_rank);
     MPI_Comm_size(t->global, &t->global_size);
@@ -112,17 +113,20 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
         MPI_Comm_split(t->global, t->is_head ? t->group : MPI_UNDEFINED, t->group_pos, &t->head_comm);
         MPI_Comm_split(t->global, t->is_head ? 0 : MPI_UNDEFINED, t->global_rank, &t->heads);
     } else {
-        MPI_Comm_dup(t->global, &t->app);
+        fti_watched_dup(t->global, &t->app, "FTI_Init: application communicator");
     }
     t->app_rank = -1;
     t->app_size = t->nnodes * t->app_per_node;
     if (!t->is_head) {
         MPI_Comm_rank(t->app, &t->app_rank);
-        MPI_Comm_dup(t->app, &t->flush);
+        fti_watched_dup(t->app, &t->flush, "FTI_Init: flush communicator");
         /* The ranks of the same position on each node of the group form the
          * L2/L3 ring: one rank per node, so each stripe spans distinct nodes. */
-        MPI_Comm_split(t->app, t->group * t->app_per_node + t->node_pos, t->group_pos,
-                       &t->group_comm);
+        if (t->ngroups == 1 && t->app_per_node == 1) /* one ring of every rank, in order */
+            fti_watched_dup(t->app, &t->group_comm, "FTI_Init: group communicator");
+        else
+            MPI_Comm_split(t->app, t->group * t->app_per_node + t->node_pos, t->group_pos,
+                           &t->group_comm);
         t->right = (t->group_pos + 1) % t->group_size;
         t->left = (t->group_pos + t->group_size - 1) % t->group_size;
     }

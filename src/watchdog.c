@@ -63,18 +63,13 @@ static void warn(const char *what, double waited, MPI_Comm comm)
 }
 
 
-int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
-                          MPI_Comm comm, const char *what)
+int fti_watched_wait(MPI_Request *req, MPI_Comm comm, const char *what)
 {
-    MPI_Request req;
-    int rc = MPI_Iallreduce(send, recv, count, type, op, comm, &req);
-    if (rc != MPI_SUCCESS)
-        return rc;
     double start = fti_now();
     int napping = 0;
     for (unsigned long polls = 1;; polls++) {
         int done = 0;
-        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             return rc;
         if (!napping && polls % 256 != 0) /* while spinning, read the clock now and then */
@@ -91,4 +86,26 @@ int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype 
             nanosleep(&nap, NULL);
         }
     }
+}
+
+int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
+                          MPI_Comm comm, const char *what)
+{
+    MPI_Request req;
+    int rc = MPI_Iallreduce(send, recv, count, type, op, comm, &req);
+    return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
+}
+
+int fti_watched_dup(MPI_Comm comm, MPI_Comm *copy, const char *what)
+{
+    MPI_Request req;
+    int rc = MPI_Comm_idup(comm, copy, &req);
+    return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
+}
+
+int fti_watched_barrier(MPI_Comm comm, const char *what)
+{
+    MPI_Request req;
+    int rc = MPI_Ibarrier(comm, &req);
+    return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
 }

@@ -23,4 +23,17 @@ void fti_watchdog_reference(double secs);
 int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
                           MPI_Comm comm, const char *what);
 
+/* Local to this rank's part of the collective that started req on comm:
+ * waits for it, yielding the core now and then (on an oversubscribed node a
+ * blocking MPI wait spins through the other ranks' time slices). Returns
+ * MPI_Test's code. */
+int fti_watched_wait(MPI_Request *req, MPI_Comm comm, const char *what);
+
+/* Collective over comm: MPI_Comm_dup, watched (a non-blocking MPI_Comm_idup
+ * completed by fti_watched_wait). Returns MPI's code. */
+int fti_watched_dup(MPI_Comm comm, MPI_Comm *copy, const char *what);
+
+/* Collective over comm: MPI_Barrier, watched. Returns MPI's code. */
+int fti_watched_barrier(MPI_Comm comm, const char *what);
+
 #endif /* FTI_WATCHDOG_H */

@@ -28,6 +28,7 @@
 #include "l3_rs.h"
 #include "levels.h"
 #include "log.h"
+#include "watchdog.h"
 
 #define MAX_G FTI_RS_MAX_G
 #define MANIFEST_ID (-1)
@@ -52,6 +53,14 @@ static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring,
     fti_path_parity_rebuilt(&ctx->dirs, j->parity_rebuilt_path, c->slot, rank);
     j->exec_tag = fti_exec_tag(ctx->dirs.exec_id);
     return FTI_E_OK;
+}
+
+/* Every member's file size into j->size, from each member's `mine`. */
+static void gather_sizes(l3_job *j, uint64_t mine)
+{
+    MPI_Request req;
+    MPI_Iallgather(&mine, 1, MPI_UINT64_T, j->size, 1, MPI_UINT64_T, j->r.comm, &req);
+    fti_watched_wait(&req, j->r.comm, "L3: the group's file sizes");
 }
 
 /* smax and the message size follow the members' sizes. */
@@ -130,7 +139,7 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     int data_fd = open(j.data_path, O_RDONLY | O_CLOEXEC);
     int parity_fd = open(j.parity_path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
     uint64_t mine = (data_fd >= 0 && fstat(data_fd, &st) == 0) ? (uint64_t)st.st_size : 0;
-    MPI_Allgather(&mine, 1, MPI_UINT64_T, j.size, 1, MPI_UINT64_T, j.r.comm);
+    gather_sizes(&j, mine);
     set_sizes(&j);
     fti_file_header h;
     fti_file_entry ent[2];
@@ -308,11 +317,13 @@ static int agree_sizes(l3_job *j, const int *own, const int *par, int own_ok)
             root = i;
     }
     if (root >= 0) {
-        MPI_Bcast(j->size, j->G, MPI_UINT64_T, root, j->r.comm);
+        MPI_Request req;
+        MPI_Ibcast(j->size, j->G, MPI_UINT64_T, root, j->r.comm, &req);
+        fti_watched_wait(&req, j->r.comm, "L3 rebuild: file sizes from a parity manifest");
     } else if (all_own) {
         struct stat st;
         uint64_t mine = own_ok && stat(j->data_path, &st) == 0 ? (uint64_t)st.st_size : 0;
-        MPI_Allgather(&mine, 1, MPI_UINT64_T, j->size, 1, MPI_UINT64_T, j->r.comm);
+        gather_sizes(j, mine);
     } else {
         return -1;
     }
