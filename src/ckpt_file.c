@@ -486,8 +486,13 @@ static int same_time(struct timespec a, struct timespec b)
 
 int fti_file_version_same(const fti_file_version *a, const fti_file_version *b)
 {
+    return fti_file_version_renamed(a, b) && same_time(a->ctime, b->ctime);
+}
+
+int fti_file_version_renamed(const fti_file_version *a, const fti_file_version *b)
+{
     return a->known && b->known && a->dev == b->dev && a->ino == b->ino &&
-           a->size == b->size && same_time(a->mtime, b->mtime) && same_time(a->ctime, b->ctime);
+           a->size == b->size && same_time(a->mtime, b->mtime);
 }
 
 fti_err fti_file_read_var_sets(int fd, const char *path, const fti_file_entry *e,

@@ -138,6 +138,9 @@ typedef struct fti_file_version {
 /* fd's version (known = 0 when fstat fails); path's (-1 fd) likewise. */
 fti_file_version fti_file_version_of(int fd, const char *path);
 int fti_file_version_same(const fti_file_version *a, const fti_file_version *b);
+/* The same, but for the change time, which a rename moves: b is a, written
+ * nowhere since, under its new name. */
+int fti_file_version_renamed(const fti_file_version *a, const fti_file_version *b);
 
 const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id);
 void fti_file_header_free(fti_file_header *hdr);

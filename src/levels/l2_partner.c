@@ -96,8 +96,10 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
                            "L2 partner copy received as");
     if (own_ok)
         return FTI_E_OK;
-    if (recv && got)
+    if (recv && got) {
+        ctx->rec.rebuilt = fti_file_version_of(-1, rebuilt); /* checked as it was written */
         return FTI_E_OK;
+    }
     if (recv) {
         char why[600];
         snprintf(why, sizeof why, "%s", fti_last_error());

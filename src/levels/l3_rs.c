@@ -228,8 +228,10 @@ static fti_err check_decoded(fti_ctx *ctx, const fti_commit *c, const l3_job *j,
     fti_log_quiet(1);
     fti_err e = fti_expect_streamed(&x, chk);
     fti_log_quiet(0);
-    if (e == FTI_E_OK)
+    if (e == FTI_E_OK) {
+        ctx->rec.rebuilt = fti_file_version_of(-1, j->rebuilt_path);
         return FTI_E_OK;
+    }
     char why[600];
     snprintf(why, sizeof why, "%s", fti_last_error());
     unlink(j->rebuilt_path);
