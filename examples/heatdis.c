@@ -416,6 +416,8 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "heatdis: FTI_Init('%s') failed (%d: %s)\n", opt.config, rc,
                     rc == FTI_NREC ? "no checkpoint can be recovered" : "see above");
+        if (rc == FTI_NREC) /* the library is up, as in FTI: this releases any heads */
+            FTI_Finalize();
         MPI_Finalize();
         return 1;
     }

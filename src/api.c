@@ -189,14 +189,22 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     if (ctx->topo.is_head)
         return fti_post_serve_head(ctx);
 
-    /* On failure the library stays unusable so no new checkpoint can shadow the old ones. */
     double t0 = fti_now();
     e = fti_recover_prepare(ctx);
     ctx->metrics.job.recovery += fti_now() - t0; /* metrics: the job summary */
     ctx->metrics.job.restarted = ctx->rec.pending;
     if (e != FTI_E_OK) {
         fti_jobstatus_restart_refused(ctx->topo.app_rank, e, fti_last_error());
-        return init_failed(ctx, e, ctx->cfg.head);
+        /* Only `restart = required` or a damaged record stops here; else, as
+         * FTI, FTI_NREC and a fresh start (the old files stay until this
+         * run's first commit). */
+        if (e != FTI_E_NOREC || ctx->cfg.restart != FTI_RESTART_AUTO)
+            return init_failed(ctx, e, ctx->cfg.head);
+        fti_recover_start_fresh(ctx);
+        if (ctx->topo.app_rank == 0)
+            fti_log(FTI_LOG_WARN, "FTI_Init returns FTI_NREC and the run starts fresh, as FTI's "
+                    "does: the checkpoints above stay until this run commits its first "
+                    "checkpoint ([basic] restart = required makes FTI_Init fail instead)");
     }
     if (ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s%s",
@@ -208,7 +216,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     fti_say_exec_id(ctx->rec.pending, ctx->dirs.exec_id);
     fti_conf_update(ctx, fti_conf_failure_at_init(ctx));
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, ctx->rec.pending ? &ctx->rec.chosen : NULL);
-    return FTI_SCES;
+    return ctx->rec.refused ? FTI_NREC : FTI_SCES;
 }
 
 int FTI_Finalize(void)
@@ -222,7 +230,10 @@ int FTI_Finalize(void)
         fti_metrics_job_summary(ctx);
     if (e == FTI_E_OK && ctx->cfg.keep_last_ckpt)
         fti_recover_reprotect_due(ctx); /* the checkpoints stay: the restored one whole */
-    if (e == FTI_E_OK)
+    if (e == FTI_E_OK && fti_recover_refused_untouched(ctx))
+        fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run committed no checkpoint; the ones FTI_Init "
+                "could not restore stay as they are");
+    else if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)
         fti_conf_update_finalize(ctx);

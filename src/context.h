@@ -35,6 +35,8 @@ typedef struct fti_recovery {
     uint64_t start_seq;    /* last_seq of the commit record at start: commits up to it and
                               newer than `chosen` could not be restored (dCP builds no layer
                               on them) */
+    int refused;           /* no checkpoint could be restored: this run started fresh (FTI_Init
+                              returned FTI_NREC) and passes over every commit up to start_seq */
     int reprotect_due;     /* the restored checkpoint's level left re-creating its lost extra
                               files to the next checkpoint or FTI_Finalize */
     fti_commit reprotect;  /* that checkpoint */

@@ -427,7 +427,22 @@ fti_err fti_recover_all(fti_ctx *ctx)
 int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c)
 {
     const fti_recovery *r = &ctx->rec;
-    return r->available && c->seq > r->chosen.seq && c->seq <= r->start_seq;
+    return (r->refused || (r->available && c->seq > r->chosen.seq)) && c->seq <= r->start_seq;
+}
+
+void fti_recover_start_fresh(fti_ctx *ctx)
+{
+    uint64_t start = ctx->rec.start_seq;
+    fti_recover_release(ctx);
+    memset(&ctx->rec, 0, sizeof ctx->rec);
+    ctx->rec.var_fd = -1;
+    ctx->rec.start_seq = start;
+    ctx->rec.refused = 1;
+}
+
+int fti_recover_refused_untouched(const fti_ctx *ctx)
+{
+    return ctx->rec.refused && ctx->meta.last_seq == ctx->rec.start_seq;
 }
 
 void fti_recover_reprotect_due(fti_ctx *ctx)

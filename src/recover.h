@@ -27,6 +27,15 @@ fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c);
  * build on such a commit or flush it. */
 int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c);
 
+/* After fti_recover_prepare found no checkpoint every rank can restore: the
+ * run goes on as a fresh start, as FTI's does (FTI_Init returns FTI_NREC,
+ * FTI_Status() is 0), and every commit taken before it is passed over. */
+void fti_recover_start_fresh(fti_ctx *ctx);
+
+/* Whether this run started fresh that way and has committed nothing since:
+ * the checkpoints it could not restore are all there is, and they stay. */
+int fti_recover_refused_untouched(const fti_ctx *ctx);
+
 /* Collective (application ranks of each group), at the next checkpoint
  * or FTI_Finalize: re-creates what the restored checkpoint's level left
  * for later (its lost parity). Nothing when nothing is left. */

@@ -429,8 +429,11 @@ int main(int argc, char **argv)
         return 2;
     }
     MPI_Init(&argc, &argv);
-    if (FTI_Init(argv[1], MPI_COMM_WORLD) != FTI_SCES) {
+    int rc = FTI_Init(argv[1], MPI_COMM_WORLD);
+    if (rc != FTI_SCES) {
         fprintf(stderr, "FTI_Init failed\n");
+        if (rc == FTI_NREC) /* the library is up, as in FTI: this releases the heads */
+            FTI_Finalize();
         MPI_Finalize();
         return EXIT_NOREC;
     }

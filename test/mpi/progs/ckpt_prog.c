@@ -9,6 +9,10 @@
  *   ckpt_prog CONFIG roundtrip SEED LEVEL [KIB] fill, checkpoint, scribble, FTI_Recover in
  *                                              the same run, assert every byte
  *   ckpt_prog CONFIG expect-fail               FTI_Init must fail (prints the code)
+ *   ckpt_prog CONFIG fresh SEED LEVEL [KIB]    FTI_Init must return FTI_NREC (no checkpoint
+ *                                              can be restored) with the library up as a
+ *                                              fresh start (FTI_Status() 0), as in FTI; then
+ *                                              as write (LEVEL 0: no checkpoint)
  *   ($CKPT_PROG_SKIP_FINALIZE set: the job ends without FTI_Finalize, as one
  *   that crashed after its work would leave the checkpoint files)
  *   ckpt_prog CONFIG staged SEED LEVEL KIB N [R]  N checkpoints (SEED..SEED+N-1), each
@@ -171,8 +175,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc == FTI_SCES ? 1 : 0;
     }
-    if (rc != FTI_SCES) {
-        fprintf(stderr, "FTI_Init failed: %d\n", rc);
+    int fresh = strcmp(mode, "fresh") == 0;
+    if (rc != (fresh ? FTI_NREC : FTI_SCES)) {
+        fprintf(stderr, "FTI_Init returned %d, expected %d\n", rc, fresh ? FTI_NREC : FTI_SCES);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    if (fresh && FTI_Status() != 0) {
+        fprintf(stderr, "FTI_Status() is %d after FTI_NREC, expected 0\n", FTI_Status());
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
     int rank;
@@ -180,7 +189,7 @@ int main(int argc, char **argv)
     int seed = argc > 3 ? atoi(argv[3]) : 1;
     state s = {0};
     int status = 0;
-    if (strcmp(mode, "write") == 0) {
+    if (strcmp(mode, "write") == 0 || fresh) {
         int level = argc > 4 ? atoi(argv[4]) : 1;
         size_t kib = argc > 5 ? (size_t)atol(argv[5]) : 256;
         if (FTI_Status() != 0 && rank == 0)
@@ -188,7 +197,7 @@ int main(int argc, char **argv)
         if (protect_all(&s, rank, kib) != 0)
             MPI_Abort(MPI_COMM_WORLD, 4);
         fill_all(&s, seed, rank);
-        rc = FTI_Checkpoint(seed, level);
+        rc = level > 0 ? FTI_Checkpoint(seed, level) : FTI_DONE;
         if (rc != FTI_DONE) {
             fprintf(stderr, "rank %d: FTI_Checkpoint returned %d\n", rank, rc);
             status = 1;
