@@ -91,6 +91,21 @@ lose_node() { rm -rf "$T/nodes/node$1"; }
 # flip_middle FILE: one byte in the middle of FILE changed (its header intact).
 flip_middle() { python3 -c "import os,sys; p=sys.argv[1]; n=os.path.getsize(p)//2; f=open(p,'r+b'); f.seek(n); b=f.read(1); f.seek(n); f.write(bytes([b[0]^0x5a]))" "$1"; }
 
+# tampered_restore_refused PROG CONFIG SEED RANK FILE: ckpt_prog's restart with
+# FILE (rank RANK's) changed between FTI_Init and FTI_Recover: RANK refuses the
+# restore naming the file and variable 1; every other rank restores.
+tampered_restore_refused() {
+  local rank="$4" victim="$5"
+  CKPT_PROG_TAMPER="$victim" run_nodes 4 1 "$1" "$2" check "$3" > "$T/out" 2>&1 &&
+    { cat "$T/out"; fail "a file changed after FTI_Init was restored"; }
+  grep -q "rank $rank: FTI_Recover -1" "$T/out" || { cat "$T/out"; fail "rank $rank did not refuse the restore"; }
+  grep -q "$(basename "$victim"): variable 1: data checksum mismatch on restore" "$T/out" ||
+    { cat "$T/out"; fail "the refusal does not name the file and the variable"; }
+  if grep -v "rank $rank:" "$T/out" | grep -q "rank [0-9]*: FTI_Recover"; then
+    cat "$T/out"; fail "an unchanged rank failed"
+  fi
+}
+
 # l1_newest_damaged PROG CONFIG: L1 checkpoints of seeds 5 and 6 on 4 nodes,
 # then the data of rank 2's newest file damaged (seed 5 stays restorable).
 l1_newest_damaged() {
