@@ -119,6 +119,7 @@ if [ "${FTI_TEST_SANITIZE:-1}" = 1 ] && [ $# -eq 0 ]; then
   cd "$BUILD-asan"
   srv=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    LSAN_OPTIONS="suppressions=$ROOT/test/lsan.supp" \
     timeout --kill-after=30 "$TOTAL_TIMEOUT" \
     ctest --output-on-failure --no-tests=error -j"$JOBS" --timeout 600 \
       -L 'unit|l1|l2|l3|l4|head|gpu|tools|fpga' -LE 'timing|example' || srv=$?

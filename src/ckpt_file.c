@@ -447,7 +447,8 @@ int fti_file_copy_mapped(const fti_file_map *m, const fti_file_entry *e, void *d
 {
     if (m->ptr == NULL || e->offset > m->len || e->nbytes > m->len - e->offset)
         return -1;
-    memcpy(dst, m->ptr + e->offset, (size_t)e->nbytes);
+    if (e->nbytes > 0) /* an empty variable may have no buffer at all */
+        memcpy(dst, m->ptr + e->offset, (size_t)e->nbytes);
     return 0;
 }
 
