@@ -231,8 +231,8 @@ int FTI_Finalize(void)
     if (e == FTI_E_OK && ctx->cfg.keep_last_ckpt)
         fti_recover_reprotect_due(ctx); /* the checkpoints stay: the restored one whole */
     if (e == FTI_E_OK && fti_recover_refused_untouched(ctx))
-        fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run committed no checkpoint; the ones FTI_Init "
-                "could not restore stay as they are");
+        fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run "
+                "committed no checkpoint; the ones FTI_Init could not restore stay as they are");
     else if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)

@@ -140,12 +140,14 @@ static int adopt_rebuilt(fti_ctx *ctx, const fti_commit *c, int own_ok)
     rebuilt_path(ctx, c, rebuilt, &in_place);
     int ok = own_ok || in_place ||
              (rename(rebuilt, path) == 0 && fti_fsync_dir(ctx->dirs.local) == 0);
-    fti_file_version now = fti_file_version_of(-1, path);
-    if (ok && !own_ok && !in_place && fti_file_version_renamed(&ctx->rec.rebuilt, &now))
-        ctx->rec.verified = now; /* every byte checked as the rebuild wrote it: no second hash */
     if (!ok)
         fti_fail(FTI_E_IO, "cannot rename the rebuilt file %s to %s: %s", rebuilt, path,
                  strerror(errno));
+    if (ok && !own_ok && !in_place) {
+        fti_file_version now = fti_file_version_of(-1, path);
+        if (fti_file_version_renamed(&ctx->rec.rebuilt, &now))
+            ctx->rec.verified = now; /* every byte checked as the rebuild wrote it: no second hash */
+    }
     if (!fti_all_ok(ctx->topo.app, ok))
         return 0;
     /* open_chosen reads the file from here */
