@@ -54,6 +54,20 @@ typedef struct fti_device_ops {
     int (*order_after_app)(void *stream, const void *handle);
 } fti_device_ops;
 
+/* A backend's table, built from its functions named <prefix>_owns,
+ * <prefix>_stream_create, ... (one naming rule for every backend).
+ * stream_destroy and order_after_app are given: backends built on the
+ * stream queue share its destroy, and order_after_app may be NULL. */
+#define FTI_DEVICE_OPS_TABLE(label, prefix, destroy, order_after)                                  \
+    {                                                                                              \
+        .version = FTI_DEVICE_OPS_VERSION, .name = (label), .owns = prefix##_owns,                 \
+        .stream_create = prefix##_stream_create, .stream_destroy = (destroy),                      \
+        .stream_sync = prefix##_stream_sync, .host_alloc = prefix##_host_alloc,                    \
+        .host_free = prefix##_host_free, .to_host = prefix##_to_host,                              \
+        .to_device = prefix##_to_device, .last_error = prefix##_last_error,                        \
+        .order_after_app = (order_after),                                                          \
+    }
+
 /* The backends compiled into this build, NULL-terminated, host excluded. */
 const fti_device_ops *const *fti_device_backends(void);
 

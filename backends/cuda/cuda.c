@@ -382,17 +382,5 @@ static int cuda_to_device(void *stream, void *handle, size_t off, const void *sr
     return copy_async(stream, dst, src, n, dst, "to_device");
 }
 
-const fti_device_ops fti_cuda_ops = {
-    .version = FTI_DEVICE_OPS_VERSION,
-    .name = "cuda",
-    .owns = cuda_owns,
-    .stream_create = cuda_stream_create,
-    .stream_destroy = cuda_stream_destroy,
-    .stream_sync = cuda_stream_sync,
-    .host_alloc = cuda_host_alloc,
-    .host_free = cuda_host_free,
-    .to_host = cuda_to_host,
-    .to_device = cuda_to_device,
-    .last_error = cuda_last_error,
-    .order_after_app = cuda_order_after_app,
-};
+const fti_device_ops fti_cuda_ops =
+    FTI_DEVICE_OPS_TABLE("cuda", cuda, cuda_stream_destroy, cuda_order_after_app);

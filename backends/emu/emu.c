@@ -498,17 +498,6 @@ int fti_emu_write(void *dev, const void *src, size_t n)
     return checked_copy(dev, src, n, dev, "fti_emu_write");
 }
 
-const fti_device_ops fti_emu_ops = {
-    .version = FTI_DEVICE_OPS_VERSION,
-    .name = "emu",
-    .owns = emu_owns,
-    .stream_create = emu_stream_create,
-    .stream_destroy = fti_sq_stream_destroy, /* as cudaStreamDestroy: pending work completes */
-    .stream_sync = emu_stream_sync,
-    .host_alloc = emu_host_alloc,
-    .host_free = emu_host_free,
-    .to_host = emu_to_host,
-    .to_device = emu_to_device,
-    .last_error = emu_last_error,
-    .order_after_app = emu_order_after_app,
-};
+/* destroy as cudaStreamDestroy: pending work completes */
+const fti_device_ops fti_emu_ops =
+    FTI_DEVICE_OPS_TABLE("emu", emu, fti_sq_stream_destroy, emu_order_after_app);

@@ -150,16 +150,5 @@ static void xrt_host_free(void *p)
     free(p);
 }
 
-const fti_device_ops fti_xrt_ops = {
-    .version = FTI_DEVICE_OPS_VERSION,
-    .name = "xrt",
-    .owns = xrt_owns,
-    .stream_create = xrt_stream_create,
-    .stream_destroy = fti_sq_stream_destroy, /* queued copies complete first */
-    .stream_sync = xrt_stream_sync,
-    .host_alloc = xrt_host_alloc,
-    .host_free = xrt_host_free,
-    .to_host = xrt_to_host,
-    .to_device = xrt_to_device,
-    .last_error = xrt_last_error,
-};
+/* destroy: queued copies complete first; XRT has no application work to order after */
+const fti_device_ops fti_xrt_ops = FTI_DEVICE_OPS_TABLE("xrt", xrt, fti_sq_stream_destroy, NULL);
