@@ -32,6 +32,9 @@
 #include "staging.h"
 #include "cleanup.h"
 
+_Static_assert(sizeof(((FTIT_shape *)0)->count) == FTI_MAX_DIMS * sizeof(int64_t),
+               "FTI_MAX_DIMS is the size of FTIT_shape's count array");
+
 /* The globals the FTI API defines by contract; everything else is in ctx. */
 MPI_Comm FTI_COMM_WORLD = MPI_COMM_NULL;
 fti_id_t FTI_CHAR = 0;
@@ -281,9 +284,9 @@ int FTI_SetAttribute(int id, FTIT_attribute attribute, FTIT_attributeFlag flag)
     fti_var *v = ctx != NULL ? fti_registry_require(&ctx->reg, "FTI_SetAttribute", id) : NULL;
     if (v == NULL)
         return FTI_NSCS;
-    if ((flag & FTI_ATTRIBUTE_DIM) && (attribute.dim.ndims < 0 || attribute.dim.ndims > 32)) {
-        fti_fail(FTI_E_ARG, "FTI_SetAttribute: variable %d: %d dimensions (0-32 allowed)", id,
-                 attribute.dim.ndims);
+    if ((flag & FTI_ATTRIBUTE_DIM) && (attribute.dim.ndims < 0 || attribute.dim.ndims > FTI_MAX_DIMS)) {
+        fti_fail(FTI_E_ARG, "FTI_SetAttribute: variable %d: %d dimensions (0-%d allowed)", id,
+                 attribute.dim.ndims, FTI_MAX_DIMS);
         return FTI_NSCS;
     }
     if (flag & FTI_ATTRIBUTE_NAME)

@@ -32,6 +32,10 @@ typedef struct fti_type {
     fti_field *fields;
 } fti_type;
 
+/* Most dimensions a variable's shape may have: FTI's bound, the size of
+ * FTIT_shape's count array in fti.h (checked in api.c). */
+#define FTI_MAX_DIMS 32
+
 typedef struct fti_var {
     int id;
     void *ptr;
@@ -40,7 +44,7 @@ typedef struct fti_var {
     size_t elem_size;
     char name[FTI_NAME_LEN];
     int ndims;                 /* shape from FTI_SetAttribute, 0: none */
-    int64_t dims[32];
+    int64_t dims[FTI_MAX_DIMS];
     const fti_device_ops *dev; /* NULL: host memory */
     fti_devptr_info devinfo;
     void *dev_owned; /* freed with the variable (a device view of FTI_ProtectDevice) */

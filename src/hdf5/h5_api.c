@@ -60,9 +60,9 @@ int FTI_RenameGroup(FTIT_H5Group *h5group, const char *name)
 /* Checks FTI_DefineDataset's shape against the protected count. */
 static fti_err check_shape(const fti_var *v, int rank, const int64_t *dims)
 {
-    if (rank < 0 || rank > 32 || (rank > 0 && dims == NULL))
-        return fti_fail(FTI_E_ARG, "FTI_DefineDataset(%d): rank %d (0-32, dimLength given when "
-                        "> 0)", v->id, rank);
+    if (rank < 0 || rank > FTI_MAX_DIMS || (rank > 0 && dims == NULL))
+        return fti_fail(FTI_E_ARG, "FTI_DefineDataset(%d): rank %d (0-%d, dimLength given when "
+                        "> 0)", v->id, rank, FTI_MAX_DIMS);
     int64_t n = 1;
     for (int i = 0; i < rank; i++)
         n *= dims[i] < 0 ? 0 : dims[i];

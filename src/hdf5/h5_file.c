@@ -141,7 +141,7 @@ static void dataset_path(const fti_ctx *ctx, const fti_var *v, char *out, size_t
 /* The variable's shape when its dimensions multiply to its count, else 1-D. */
 static hid_t dataspace(const fti_var *v)
 {
-    hsize_t dims[32];
+    hsize_t dims[FTI_MAX_DIMS];
     uint64_t prod = 1;
     for (int i = 0; i < v->ndims; i++) {
         dims[i] = (hsize_t)v->dims[i];

@@ -12,7 +12,8 @@ for msg in "FTI_Protect called before a successful FTI_Init" "called again witho
     "variable 1: unknown type id 999" "variable 2 is already protected with type 'int'" \
     "level 0 is not one of 1, 2, 3, 4" "level 9 is not one of" "there is no checkpoint to recover" \
     "FTI_RecoverVar: variable 77 is not protected" "FTI_Finalize called after FTI_Finalize" \
-    "FTI_Protect called after FTI_Finalize"; do
+    "FTI_Protect called after FTI_Finalize" "variable 2: 33 dimensions (0-32 allowed)" \
+    "variable 2: -1 dimensions (0-32 allowed)"; do
   grep -qF "$msg" "$T/out" || { cat "$T/out"; fail "no clear message: $msg"; }
 done
 run_nodes 4 1 "$P" "$T/c.fti" check > "$T/out2" 2>&1 || { cat "$T/out2"; fail "restore after misuse"; }

@@ -32,6 +32,11 @@ static void misuse(const char *cfg)
     expect("protect unknown type", FTI_Protect(1, &y, 1, 999), FTI_NSCS);
     expect("protect good", FTI_Protect(2, &x, 1, FTI_INTG), FTI_SCES);
     expect("protect same id, other type", FTI_Protect(2, &d, 1, FTI_DBLE), FTI_NSCS);
+    FTIT_attribute dims33 = {.dim = {33, {0}}}, dimsneg = {.dim = {-1, {0}}};
+    expect("attribute with 33 dimensions", FTI_SetAttribute(2, dims33, FTI_ATTRIBUTE_DIM),
+           FTI_NSCS);
+    expect("attribute with -1 dimensions", FTI_SetAttribute(2, dimsneg, FTI_ATTRIBUTE_DIM),
+           FTI_NSCS);
     expect("checkpoint level 0", FTI_Checkpoint(1, 0), FTI_NSCS);
     expect("checkpoint level 9", FTI_Checkpoint(1, 9), FTI_NSCS);
     expect("recover on a fresh start", FTI_Recover(), FTI_NREC);
