@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "memcopy.h"
 
 #define COPY_ALIGN 64 /* whole cache lines: memcpy at full speed */
 
@@ -47,7 +48,7 @@ static fti_err copy_var(const fti_var *v, void *dst, fti_capture_sets *sets, siz
     size_t n = (size_t)fti_var_bytes(v);
     if (v->dev == NULL) {
         if (n > 0)
-            memcpy(dst, v->ptr, n);
+            fti_copy_large(dst, v->ptr, n);
         return FTI_E_OK;
     }
     char err[256] = "";

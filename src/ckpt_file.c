@@ -13,6 +13,7 @@
 #include "integrity.h"
 #include "le_field.h"
 #include "log.h"
+#include "memcopy.h"
 
 #define CHUNK (1u << 20) /* hashed then written while still in cache */
 #define MAX_VARS (1u << 20)
@@ -448,7 +449,7 @@ int fti_file_copy_mapped(const fti_file_map *m, const fti_file_entry *e, void *d
     if (m->ptr == NULL || e->offset > m->len || e->nbytes > m->len - e->offset)
         return -1;
     if (e->nbytes > 0) /* an empty variable may have no buffer at all */
-        memcpy(dst, m->ptr + e->offset, (size_t)e->nbytes);
+        fti_copy_large(dst, m->ptr + e->offset, (size_t)e->nbytes);
     return 0;
 }
 
