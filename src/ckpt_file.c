@@ -386,7 +386,7 @@ static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr,
     fti_err mapped;
     if (verify_mapped(fd, path, hdr, &mapped, keep) == 0)
         return mapped;
-    char *buf = malloc(CHUNK);
+    char *buf = fti_io_alloc(CHUNK);
     if (buf == NULL)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     fti_err e = FTI_E_OK;
@@ -497,6 +497,37 @@ int fti_file_version_renamed(const fti_file_version *a, const fti_file_version *
            a->size == b->size && same_time(a->mtime, b->mtime);
 }
 
+/* A variable into host memory, hashed into h (or NULL) piece by piece. A
+ * large one goes through a page-aligned piece buffer that stays in cache:
+ * the kernel copies into it at full speed, the hash reads it there, and
+ * fti_copy_large moves it on; read straight into an application buffer 16
+ * bytes past a page (malloc), the same bytes took 2.5 times as long
+ * (fti_io_alloc). */
+static fti_err read_host_var(int fd, const char *path, const fti_file_entry *e,
+                             const fti_var *var, fti_hash *h)
+{
+    char *dst = var->ptr, *piece = NULL;
+    if (e->nbytes >= CHUNK)
+        piece = fti_io_alloc(CHUNK); /* NULL, no room for it: read in place */
+    fti_err rc = FTI_E_OK;
+    for (uint64_t done = 0; done < e->nbytes && rc == FTI_E_OK;) {
+        size_t len = (size_t)(e->nbytes - done < CHUNK ? e->nbytes - done : CHUNK);
+        char *land = piece != NULL ? piece : dst + done;
+        if (fti_pread_full(fd, land, len, (off_t)(e->offset + done)) != 0) {
+            rc = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path, var->id,
+                          strerror(errno));
+            break;
+        }
+        if (h != NULL)
+            fti_hash_update(h, land, len);
+        if (piece != NULL)
+            fti_copy_large(dst + done, piece, len);
+        done += len;
+    }
+    free(piece);
+    return rc;
+}
+
 fti_err fti_file_read_var_sets(int fd, const char *path, const fti_file_entry *e,
                                const fti_var *var, size_t gpu_bufsize, fti_capture_sets *sets,
                                int checked)
@@ -506,16 +537,7 @@ fti_err fti_file_read_var_sets(int fd, const char *path, const fti_file_entry *e
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     fti_err rc = FTI_E_OK;
     if (var->dev == NULL) {
-        char *dst = var->ptr;
-        for (uint64_t done = 0; done < e->nbytes && rc == FTI_E_OK;) {
-            size_t len = (size_t)(e->nbytes - done < CHUNK ? e->nbytes - done : CHUNK);
-            if (fti_pread_full(fd, dst + done, len, (off_t)(e->offset + done)) != 0)
-                rc = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path,
-                              var->id, strerror(errno));
-            else if (!checked)
-                fti_hash_update(&h, dst + done, len);
-            done += len;
-        }
+        rc = read_host_var(fd, path, e, var, checked ? NULL : &h);
     } else {
         checked = 0; /* the capture pipeline hashes as it copies anyway */
         char err[256] = "";

@@ -43,6 +43,12 @@ int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
     return 0;
 }
 
+void *fti_io_alloc(size_t n)
+{
+    void *p = NULL;
+    return posix_memalign(&p, 4096, n > 0 ? n : 1) == 0 ? p : NULL;
+}
+
 int fti_pread_full(int fd, void *buf, size_t n, off_t off)
 {
     char *p = buf;
@@ -191,7 +197,7 @@ int fti_copy_file(const char *src, const char *dst)
     if (in < 0)
         return -1;
     int outfd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
-    char *buf = malloc(CHUNK);
+    char *buf = fti_io_alloc(CHUNK);
     int rc = (outfd < 0 || buf == NULL) ? -1 : 0;
     off_t off = 0;
     while (rc == 0) {

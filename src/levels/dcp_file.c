@@ -323,7 +323,7 @@ static fti_err assemble_var(chain *c, fti_dcp_layer *l, uint32_t v, uint64_t k, 
 
 static fti_err assemble_blocks(chain *c, fti_dcp_layer *l, int fd, const char *out_name)
 {
-    unsigned char *buf = malloc(l->block_size);
+    unsigned char *buf = fti_io_alloc(l->block_size);
     if (buf == NULL)
         return fti_fail(FTI_E_NOMEM, "dCP: out of memory for a block of %llu bytes",
                         (unsigned long long)l->block_size);

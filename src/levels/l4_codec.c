@@ -59,7 +59,7 @@ static fti_err write_at(const fti_l4_io *io, const void *buf, size_t n, uint64_t
 
 static void *alloc_or_fail(size_t n, const fti_l4_names *nm, fti_err *e)
 {
-    void *p = malloc(n > 0 ? n : 1);
+    void *p = fti_io_alloc(n);
     if (p == NULL && *e == FTI_E_OK)
         *e = fti_fail(FTI_E_NOMEM, "%s: out of memory (%llu bytes) for %s", nm->who, (ull)n, nm->dst);
     return p;

@@ -141,7 +141,7 @@ typedef struct sh_writer {
 static fti_err alloc_buffers(sh_writer *w)
 {
     int rank = w->ctx->topo.app_rank;
-    w->buf = malloc(w->chunk);
+    w->buf = fti_io_alloc(w->chunk);
     if (rank == 0)
         w->all = malloc((size_t)w->ctx->topo.app_size * 2 * sizeof(uint64_t));
     if (w->buf == NULL || (rank == 0 && w->all == NULL))

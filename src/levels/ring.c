@@ -122,8 +122,8 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
         if (!snd->err && (snd->map = fti_map_in_memory(snd->fd, mysize)) != NULL)
             snd->map_len = mysize;
         if (!snd->err && snd->map == NULL) {
-            snd->buf[0] = malloc(chunk);
-            snd->buf[1] = malloc(chunk);
+            snd->buf[0] = fti_io_alloc(chunk);
+            snd->buf[1] = fti_io_alloc(chunk);
             if (!snd->buf[0] || !snd->buf[1])
                 snd->err = ENOMEM;
         }
@@ -132,8 +132,8 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
     }
     if (from != MPI_PROC_NULL) {
         rcv->fd = open(recv_path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
-        rcv->buf[0] = malloc(chunk);
-        rcv->buf[1] = malloc(chunk);
+        rcv->buf[0] = fti_io_alloc(chunk);
+        rcv->buf[1] = fti_io_alloc(chunk);
         if (rcv->fd < 0)
             rcv->err = errno;
         else if (!rcv->buf[0] || !rcv->buf[1])
