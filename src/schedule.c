@@ -64,6 +64,13 @@ static uint64_t aligned_after(uint64_t iter, uint64_t step)
     return (iter / step + 1) * step;
 }
 
+/* A time-based level reached the iteration its last sync planned. */
+static int time_level_due(const fti_schedule *s, int l)
+{
+    return s->period[l] > 0 && s->next_ckpt != 0 && s->planned[l] != 0 &&
+           s->iter >= s->planned[l];
+}
+
 /* The sync point: agree on the elapsed time, re-plan time-based levels.
  * The time-based checkpoint runs at the iteration planned here (the one
  * FTI's debug line shows), or is planned again at the next sync. */
@@ -85,9 +92,14 @@ static void sync_point(fti_schedule *s, MPI_Comm comm)
     for (int l = 1; l < FTI_SCHED_SLOTS; l++) {
         if (s->period[l] <= 0)
             continue;
-        double left = s->due[l] - agreed;
-        uint64_t in = (left <= 0 || len <= 0) ? 0 : (uint64_t)ceil(left / len);
-        s->planned[l] = s->iter + in;
+        if (!time_level_due(s, l)) {
+            /* A level already due stays due until a checkpoint is taken,
+             * even when iterations ran faster than planned and its time has
+             * not quite come. */
+            double left = s->due[l] - agreed;
+            uint64_t in = (left <= 0 || len <= 0) ? 0 : (uint64_t)ceil(left / len);
+            s->planned[l] = s->iter + in;
+        }
         if (next == 0 || s->planned[l] < next)
             next = s->planned[l];
         if (shortest == 0 || s->period[l] < shortest)
@@ -109,8 +121,7 @@ int fti_schedule_tick(fti_schedule *s, MPI_Comm comm)
     for (int i = 0; i < NSLOTS; i++) {
         int l = slot_order[i];
         int due = (s->every[l] > 0 && s->iter % (uint64_t)s->every[l] == 0) ||
-                  (s->period[l] > 0 && s->next_ckpt != 0 && s->planned[l] != 0 &&
-                   s->iter >= s->planned[l]);
+                  time_level_due(s, l);
         if (due)
             level = l == FTI_SCHED_DCP ? FTI_L4_DCP : l;
     }

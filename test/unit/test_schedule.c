@@ -236,6 +236,34 @@ static void test_due_until_taken(void **state)
  * machine makes them) need few sync points: the step doubles up to
  * max_sync_intv. Each sync is a reduction on every rank, so a step that
  * shrank on jitter made FTI_Snapshot cost a collective per call. */
+/* Iterations that ran faster than the last sync assumed reach the planned
+ * iteration before the level's time: it is due there, and the next sync
+ * point must not plan it again (it did: on a loaded machine
+ * test_due_until_taken saw a due level vanish). The state is the one a
+ * sync at iteration 100 leaves with the level planned two iterations on. */
+static void test_due_early_stays_due(void **state)
+{
+    (void)state;
+    fti_config c = base_config();
+    c.ckpt_sec[1] = 1;
+    fti_schedule s;
+    fti_schedule_init(&s, &c);
+    double elapsed = MPI_Wtime() - s.t0;
+    s.iter = s.last_sync_iter = 100;
+    s.last_sync_time = elapsed;
+    s.iter_len = 0.05;
+    s.step = 8;
+    s.next_sync = 104;
+    s.period[1] = 10;
+    s.due[1] = elapsed + 10; /* far off: only the plan makes it due */
+    s.planned[1] = s.next_ckpt = 102;
+    assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 0); /* 101 */
+    for (int i = 0; i < 6; i++) /* 102 .. 107: through the sync at 104 */
+        assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 1);
+    fti_schedule_taken(&s, 1);
+    assert_int_equal(fti_schedule_tick(&s, MPI_COMM_SELF), 0);
+}
+
 static void test_short_iterations_sync_rarely(void **state)
 {
     (void)state;
@@ -356,6 +384,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_time_periods),
         cmocka_unit_test(test_seconds_interval_fires_and_replans),
         cmocka_unit_test(test_due_until_taken),
+        cmocka_unit_test(test_due_early_stays_due),
         cmocka_unit_test(test_short_iterations_sync_rarely),
         cmocka_unit_test(test_highest_wins_mixed),
         cmocka_unit_test(test_fast_forward),
