@@ -123,10 +123,11 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
 
 /* The restored file must be rank's data of c, every byte. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
-                               const char *who, const char *src_name)
+                               const char *who, const char *src_name, fti_file_map *keep)
 {
     fti_expect x;
     fti_expect_data(&x, c, rank, ctx->dirs.exec_id, "file restored from the L4 copy,");
+    x.keep = keep;
     if (fti_expect_valid(&x, path, NULL))
         return FTI_E_OK;
     char why[600];
@@ -154,7 +155,7 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
         e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
-        e = fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name);
+        e = fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL);
     if (e != FTI_E_OK)
         unlink(rebuilt);
     return e;

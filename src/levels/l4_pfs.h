@@ -58,9 +58,10 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
                        uint64_t avail, const char *src_name);
 
 /* The file restored at path must be rank's data of c, every byte (the rules
- * of ckpt_expect.h); src_name: where it came from, for the message. */
+ * of ckpt_expect.h); src_name: where it came from, for the message. keep
+ * (or NULL): receives the mapping of a file in memory that passes. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
-                               const char *who, const char *src_name);
+                               const char *who, const char *src_name, fti_file_map *keep);
 
 /* keep_l4_ckpt: links `file` (checkpoint `id`, rank's file or, rank < 0,
  * the shared one) into the archive (layout.h); a failure only warns. */

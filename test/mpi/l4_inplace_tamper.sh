@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# An L4 checkpoint with no local copy (l4_local_copy = 0) is restored from the
+# global file where it lies: FTI_Init verifies it there, and FTI_Recover
+# copies it (from the mapping FTI_Init verified through, in memory) without
+# hashing it again, only while it is still the version FTI_Init verified.
+# Every byte restores; a byte changed in rank 1's global file between
+# FTI_Init and FTI_Recover makes rank 1 refuse, naming file and variable,
+# while the others restore theirs. Run on the test's disk, then, where
+# /dev/shm is a writable tmpfs, there too (the mapped path).
+if [ -z "${FTI_INPLACE_IN_MEMORY:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+   [ -w /dev/shm ]; then
+  shm_dir="/dev/shm/fti-test-l4-inplace-$$"
+  FTI_INPLACE_IN_MEMORY=1 FTI_TEST_DIR="$shm_dir" "$0"; rc=$?
+  rm -rf "$shm_dir"
+  [ "$rc" -eq 0 ] || exit "$rc"
+fi
+source "$(dirname "$0")/lib.sh"
+P="$PROGS/test_prog_ckpt_prog"
+
+write_config "$T/c.fti" keep_last_ckpt=1 l4_local_copy=0
+run_nodes 4 1 "$P" "$T/c.fti" write 9 4 > "$T/out" 2>&1 || { cat "$T/out"; fail "L4 checkpoint"; }
+victim="$(echo "$T"/global/*/l4-s0-rank1.fti)"
+[ -f "$victim" ] || fail "no global L4 file of rank 1: $(ls -R "$T/global")"
+[ -z "$(find "$T/nodes" -name 'l4-s*-rank*.fti' 2>/dev/null)" ] || fail "an L4 file was kept locally"
+
+run_nodes 4 1 "$P" "$T/c.fti" check 9 > "$T/out" 2>&1 || { cat "$T/out"; fail "restore from the global files"; }
+grep -q "PASS: restored bytes identical" "$T/out" || { cat "$T/out"; fail "restored bytes differ"; }
+[ -z "$(find "$T/nodes" -name 'l4-s*-rank*.fti' 2>/dev/null)" ] || fail "the restore copied an L4 file locally"
+
+tampered_restore_refused "$P" "$T/c.fti" 9 1 "$victim"
+pass "L4 restored from the global files in place, refused when one changed after FTI_Init"
