@@ -123,22 +123,6 @@ static fti_err h5_rebuild(fti_ctx *ctx, const fti_commit *c)
 }
 #endif
 
-/* The global copy, verified where it is (no local copy made): FTI_Recover
- * copies from the mapping kept here (tmpfs), and does not hash it again
- * while the file is still this version. */
-static fti_err verify_in_place(fti_ctx *ctx, const fti_commit *c, const char *global)
-{
-    fti_file_version before = fti_file_version_of(-1, global);
-    fti_err e = fti_l4_verify_restored(ctx, global, c, ctx->topo.app_rank, "L4", global,
-                                       &ctx->rec.map);
-    fti_file_version after = fti_file_version_of(-1, global);
-    if (e == FTI_E_OK && fti_file_version_same(&before, &after))
-        ctx->rec.verified = after;
-    else
-        fti_file_map_release(&ctx->rec.map);
-    return e;
-}
-
 static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     if (c->io == 2)
@@ -152,8 +136,8 @@ static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
         return fti_h5s_verify(ctx, c);
 #endif
     char global[FTI_PATH_MAX];
-    if (!own_ok && fti_l4_reads_global(ctx, c, global))
-        return verify_in_place(ctx, c, global);
+    if (!own_ok && fti_l4_reads_global(ctx, c, global)) /* read where it is: no copy */
+        return fti_l4_verify_for_restart(ctx, global, c, global, &ctx->rec.verified);
     return own_ok ? FTI_E_OK : fti_l4_posix_rebuild(ctx, c, ctx->topo.app_rank);
 }
 

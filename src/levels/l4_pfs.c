@@ -135,7 +135,7 @@ fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_c
     return fti_fail(FTI_E_CORRUPT, "%s: global copy %s is not usable: %s", who, src_name, why);
 }
 
-fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
+fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
                        uint64_t avail, const char *src_name)
 {
     fti_l4_who who;
@@ -155,9 +155,28 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
         e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
-        e = fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL);
+        e = rank == ctx->topo.app_rank
+                ? fti_l4_verify_for_restart(ctx, rebuilt, c, src_name, &ctx->rec.rebuilt)
+                : fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL);
     if (e != FTI_E_OK)
         unlink(rebuilt);
+    return e;
+}
+
+fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_commit *c,
+                                  const char *src_name, fti_file_version *into)
+{
+    fti_l4_who who;
+    fti_l4_who_of(&who, ctx->topo.app_rank);
+    fti_file_map_release(&ctx->rec.map);
+    fti_file_version before = fti_file_version_of(-1, path);
+    fti_err e = fti_l4_verify_restored(ctx, path, c, ctx->topo.app_rank, who.s, src_name,
+                                       &ctx->rec.map);
+    fti_file_version after = fti_file_version_of(-1, path);
+    if (e == FTI_E_OK && fti_file_version_same(&before, &after))
+        *into = after;
+    else
+        fti_file_map_release(&ctx->rec.map);
     return e;
 }
 

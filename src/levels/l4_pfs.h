@@ -54,7 +54,7 @@ fti_err fti_l4_pack_image(const fti_ctx *ctx, const fti_commit *c, const char *w
  * fti_l4_pack) at fti_path_rebuilt, then verifies it fully against the
  * commit record (fti_expect). On failure the half-restored file is removed
  * (the source never is); the error names src_name. */
-fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
+fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
                        uint64_t avail, const char *src_name);
 
 /* The file restored at path must be rank's data of c, every byte (the rules
@@ -62,6 +62,14 @@ fti_err fti_l4_restore(const fti_ctx *ctx, const fti_commit *c, int rank, const 
  * (or NULL): receives the mapping of a file in memory that passes. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
                                const char *who, const char *src_name, fti_file_map *keep);
+
+/* fti_l4_verify_restored of this rank's file at path during a restart: the
+ * version it verified goes to *into (the recovery's `verified` for a file
+ * read where it is, `rebuilt` for one the rename adopts), and its mapping,
+ * in memory, to the recovery's map, so that FTI_Recover neither reads nor
+ * hashes it again while it stays that version. */
+fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_commit *c,
+                                  const char *src_name, fti_file_version *into);
 
 /* keep_l4_ckpt: links `file` (checkpoint `id`, rank's file or, rank < 0,
  * the shared one) into the archive (layout.h); a failure only warns. */
