@@ -98,9 +98,14 @@ heat_run() { # DIR [extra args]: one launch of heatdis_gpu in DIR
     --config heatdis_gpu.fti "${HEAT_ARGS[@]}" --out grid "$@")
 }
 
-heat_dir() { # NAME: a fresh directory with the example's config
+heat_dir() { # NAME: a fresh directory with the example's config, its 4 ranks
+  # as 4 simulated nodes of one machine (node_size 1, local_test 1): with the
+  # example's node_size = 0 one machine is one node, and its group of 4 nodes
+  # cannot be formed (FTI_Init refuses the config)
   local dir="$BUILD/heatdis-$1"
-  rm -rf "$dir" && mkdir -p "$dir" && cp "$BUILD/examples/gpu/heatdis_gpu.fti" "$dir/"
+  rm -rf "$dir" && mkdir -p "$dir" &&
+    sed -e 's/^node_size *= *0/node_size        = 1/' -e 's/^local_test *= *0/local_test       = 1/' \
+      "$BUILD/examples/gpu/heatdis_gpu.fti" > "$dir/heatdis_gpu.fti"
   echo "$dir"
 }
 
