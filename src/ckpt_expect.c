@@ -136,10 +136,23 @@ fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_fil
     return e;
 }
 
+/* The version of path verified as it stood throughout, into x->verified;
+ * a file that changed meanwhile passes, but nothing of it is kept. */
+static void record_version(const fti_expect *x, const char *path, const fti_file_version *before)
+{
+    fti_file_version after = fti_file_version_of(-1, path);
+    if (fti_file_version_same(before, &after))
+        *x->verified = after;
+    else if (x->keep != NULL)
+        fti_file_map_release(x->keep);
+}
+
 fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header *hdr)
 {
     fti_file_header h;
     fti_log_quiet(1);
+    fti_file_version before = x->verified != NULL ? fti_file_version_of(-1, path)
+                                                  : (fti_file_version){0};
     fti_err e = x->keep != NULL ? fti_file_verify_keep(path, &h, x->keep) : fti_file_verify(path, 0, 1, &h);
     int foreign = 0;
     if (e == FTI_E_OK) {
@@ -152,6 +165,8 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
             fti_file_header_free(&h);
         if (e != FTI_E_OK && x->keep != NULL)
             fti_file_map_release(x->keep);
+        if (e == FTI_E_OK && x->verified != NULL)
+            record_version(x, path, &before);
     }
     fti_log_quiet(0);
     if (foreign) /* someone put it there: say so, whatever the level reports */

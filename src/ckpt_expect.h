@@ -25,6 +25,10 @@ typedef struct fti_expect {
     const char *role;  /* for messages: "own file", "L2 partner copy", ... */
     fti_file_map *keep; /* fti_expect_probe: receives the mapping of a file in memory that
                            passes (fti_file_verify_keep); NULL: none kept */
+    fti_file_version *verified; /* fti_expect_probe: receives the version of a file that
+                                   passes and did not change while it was verified (then
+                                   FTI_Recover need not hash it again; else nothing is
+                                   kept); NULL: not asked */
 } fti_expect;
 
 /* The tag written into every file header: a hash of the exec id, never 0

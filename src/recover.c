@@ -76,15 +76,10 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
     fti_expect_data(&x, c, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
     fti_file_map_release(&ctx->rec.map); /* an earlier candidate's */
     x.keep = &ctx->rec.map;
+    x.verified = &ctx->rec.verified; /* FTI_Recover need not hash this version again */
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
-    fti_file_version before = fti_file_version_of(-1, path);
     *own_ok = fti_l4_local_serves_restart(ctx, c) && fti_expect_valid(&x, path, size);
-    fti_file_version after = fti_file_version_of(-1, path);
-    if (*own_ok && fti_file_version_same(&before, &after))
-        ctx->rec.verified = after; /* FTI_Recover need not hash this version again */
-    else
-        fti_file_map_release(&ctx->rec.map);
     double t1 = fti_now();
     tm->verify += t1 - t0; /* metrics */
     int ok = *own_ok;

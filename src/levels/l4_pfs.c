@@ -123,11 +123,13 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
 
 /* The restored file must be rank's data of c, every byte. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
-                               const char *who, const char *src_name, fti_file_map *keep)
+                               const char *who, const char *src_name, fti_file_map *keep,
+                               fti_file_version *verified)
 {
     fti_expect x;
     fti_expect_data(&x, c, rank, ctx->dirs.exec_id, "file restored from the L4 copy,");
     x.keep = keep;
+    x.verified = verified;
     if (fti_expect_valid(&x, path, NULL))
         return FTI_E_OK;
     char why[600];
@@ -157,7 +159,7 @@ fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4
     if (e == FTI_E_OK)
         e = rank == ctx->topo.app_rank
                 ? fti_l4_verify_for_restart(ctx, rebuilt, c, src_name, &ctx->rec.rebuilt)
-                : fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL);
+                : fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL, NULL);
     if (e != FTI_E_OK)
         unlink(rebuilt);
     return e;
@@ -169,15 +171,8 @@ fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_comm
     fti_l4_who who;
     fti_l4_who_of(&who, ctx->topo.app_rank);
     fti_file_map_release(&ctx->rec.map);
-    fti_file_version before = fti_file_version_of(-1, path);
-    fti_err e = fti_l4_verify_restored(ctx, path, c, ctx->topo.app_rank, who.s, src_name,
-                                       &ctx->rec.map);
-    fti_file_version after = fti_file_version_of(-1, path);
-    if (e == FTI_E_OK && fti_file_version_same(&before, &after))
-        *into = after;
-    else
-        fti_file_map_release(&ctx->rec.map);
-    return e;
+    return fti_l4_verify_restored(ctx, path, c, ctx->topo.app_rank, who.s, src_name,
+                                  &ctx->rec.map, into);
 }
 
 void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)
