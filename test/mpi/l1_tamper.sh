@@ -8,13 +8,7 @@
 # mapping it verified through and FTI_Recover copies from it, so the
 # unchanged ranks' bytes come from that mapping and the changed file must
 # still be refused.
-if [ -z "${FTI_TAMPER_IN_MEMORY:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
-   [ -w /dev/shm ]; then
-  shm_dir="/dev/shm/fti-test-tamper-$$"
-  FTI_TAMPER_IN_MEMORY=1 FTI_TEST_DIR="$shm_dir" "$0"; rc=$?
-  rm -rf "$shm_dir"
-  [ "$rc" -eq 0 ] || exit "$rc"
-fi
+source "$(dirname "$0")/rerun.sh"
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 

@@ -9,13 +9,7 @@
 # the global copy (l4_local_copy = 1, POSIX and MPI-IO), checked as FTI_Init
 # wrote it. Run on the test's disk, then, where
 # /dev/shm is a writable tmpfs, there too (the mapped path).
-if [ -z "${FTI_INPLACE_IN_MEMORY:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
-   [ -w /dev/shm ]; then
-  shm_dir="/dev/shm/fti-test-l4-inplace-$$"
-  FTI_INPLACE_IN_MEMORY=1 FTI_TEST_DIR="$shm_dir" "$0"; rc=$?
-  rm -rf "$shm_dir"
-  [ "$rc" -eq 0 ] || exit "$rc"
-fi
+source "$(dirname "$0")/rerun.sh"
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 
