@@ -10,12 +10,12 @@
 
 #include "device/capture.h"
 #include "fio.h"
+#include "hashed_io.h"
 #include "integrity.h"
 #include "le_field.h"
 #include "log.h"
 #include "memcopy.h"
 
-#define CHUNK (1u << 20) /* hashed then written while still in cache */
 #define MAX_VARS (1u << 20)
 
 static uint64_t align_up(uint64_t x)
@@ -173,19 +173,6 @@ const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id)
     return NULL;
 }
 
-/* Host memory: hash a chunk, then write it while it is still in cache. */
-static int write_host(int fd, const char *src, uint64_t n, off_t off, fti_hash *h)
-{
-    for (uint64_t done = 0; done < n;) {
-        size_t len = (size_t)(n - done < CHUNK ? n - done : CHUNK);
-        fti_hash_update(h, src + done, len);
-        if (fti_pwrite_full(fd, src + done, len, off + (off_t)done) != 0)
-            return -1;
-        done += len;
-    }
-    return 0;
-}
-
 static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_entry *e,
                          size_t gpu_bufsize, fti_capture_sets *sets)
 {
@@ -194,7 +181,7 @@ static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_en
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     fti_err rc = FTI_E_OK;
     if (v->dev == NULL) {
-        if (write_host(fd, v->ptr, e->nbytes, (off_t)e->offset, &h) != 0)
+        if (fti_pwrite_hashed(fd, v->ptr, (size_t)e->nbytes, (off_t)e->offset, &h) != 0)
             rc = fti_fail(FTI_E_IO, "checkpoint file %s: writing variable %d (%llu bytes): %s",
                           path, v->id, (unsigned long long)e->nbytes, strerror(errno));
     } else {
@@ -344,7 +331,7 @@ static int hash_range(int fd, uint64_t off, uint64_t n, char *buf, uint64_t *sum
         return -1;
     int rc = 0;
     for (uint64_t done = 0; done < n && rc == 0;) {
-        size_t len = (size_t)(n - done < CHUNK ? n - done : CHUNK);
+        size_t len = (size_t)(n - done < FTI_HASH_PIECE ? n - done : FTI_HASH_PIECE);
         rc = fti_pread_full(fd, buf, len, (off_t)(off + done));
         fti_hash_update(&h, buf, len);
         done += len;
@@ -386,7 +373,7 @@ static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr,
     fti_err mapped;
     if (verify_mapped(fd, path, hdr, &mapped, keep) == 0)
         return mapped;
-    char *buf = fti_io_alloc(CHUNK);
+    char *buf = fti_io_alloc(FTI_HASH_PIECE);
     if (buf == NULL)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     fti_err e = FTI_E_OK;
@@ -507,11 +494,11 @@ static fti_err read_host_var(int fd, const char *path, const fti_file_entry *e,
                              const fti_var *var, fti_hash *h)
 {
     char *dst = var->ptr, *piece = NULL;
-    if (e->nbytes >= CHUNK)
-        piece = fti_io_alloc(CHUNK); /* NULL, no room for it: read in place */
+    if (e->nbytes >= FTI_HASH_PIECE)
+        piece = fti_io_alloc(FTI_HASH_PIECE); /* NULL, no room for it: read in place */
     fti_err rc = FTI_E_OK;
     for (uint64_t done = 0; done < e->nbytes && rc == FTI_E_OK;) {
-        size_t len = (size_t)(e->nbytes - done < CHUNK ? e->nbytes - done : CHUNK);
+        size_t len = (size_t)(e->nbytes - done < FTI_HASH_PIECE ? e->nbytes - done : FTI_HASH_PIECE);
         char *land = piece != NULL ? piece : dst + done;
         if (fti_pread_full(fd, land, len, (off_t)(e->offset + done)) != 0) {
             rc = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path, var->id,

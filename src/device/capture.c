@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fio.h"
+#include "hashed_io.h"
 
 /* Large files: offsets must be 64-bit (they are on every LP64 target). */
 _Static_assert(sizeof(off_t) >= 8, "capture needs a 64-bit off_t");
@@ -272,18 +272,19 @@ static int pipe_ready(pipe_t *p, const void *handle, size_t n)
 
 /* ---- file I/O ------------------------------------------------------------- */
 
-/* Through fio (EINTR and short transfers retried, fault points applied). */
-static int write_full(pipe_t *p, int fd, const void *buf, size_t n, off_t off)
+/* Through hashed_io and fio (each piece hashed while in cache; EINTR and
+ * short transfers retried, fault points applied). h may be NULL. */
+static int write_full(pipe_t *p, int fd, const void *buf, size_t n, off_t off, fti_hash *h)
 {
-    if (fti_pwrite_full(fd, buf, n, off) != 0)
+    if (fti_pwrite_hashed(fd, buf, n, off, h) != 0)
         return pipe_error(p, "capture: write of %zu bytes at file offset %lld failed: %s", n,
                           (long long)off, strerror(errno));
     return 0;
 }
 
-static int read_full(pipe_t *p, int fd, void *buf, size_t n, off_t off)
+static int read_full(pipe_t *p, int fd, void *buf, size_t n, off_t off, fti_hash *h)
 {
-    if (fti_pread_full(fd, buf, n, off) != 0) {
+    if (fti_pread_hashed(fd, buf, n, off, h) != 0) {
         int e = errno;
         /* fio reports a file shorter than the region as EIO. */
         return pipe_error(p, "capture: read of %zu bytes at file offset %lld failed: %s%s", n,
@@ -328,9 +329,7 @@ static int drain_out(pipe_t *p, const file_xfer *x, size_t idx)
     size_t len = chunk_len(p, idx, x->n);
     if (p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "device->host copy", idx);
-    if (x->hash != NULL)
-        fti_hash_update(x->hash, p->set->buf[b], len);
-    return write_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx));
+    return write_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), x->hash);
 }
 
 static void stream_out(pipe_t *p, const file_xfer *x)
@@ -355,10 +354,8 @@ static int fill_in(pipe_t *p, const file_xfer *x, size_t idx)
     size_t len = chunk_len(p, idx, x->n);
     if (idx >= (size_t)p->depth && p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "host->device copy", idx - (size_t)p->depth);
-    if (read_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx)) != 0)
+    if (read_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), x->hash) != 0)
         return -1;
-    if (x->hash != NULL)
-        fti_hash_update(x->hash, p->set->buf[b], len);
     if (p->ops->to_device(p->set->stream[b], x->dst, idx * p->chunk, p->set->buf[b], len) != 0)
         return pipe_device_error(p, "host->device copy", idx);
     return 0;
