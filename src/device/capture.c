@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash_worker.h"
 #include "hashed_io.h"
 
 /* Large files: offsets must be 64-bit (they are on every LP64 target). */
@@ -42,6 +43,8 @@ typedef struct pipe {
     char *err;
     size_t errlen;
     int failed;     /* err already holds the first failure */
+    fti_hash_worker hasher; /* hashes a chunk while this thread moves it; not running:
+                               this thread hashes (hashed_io) */
 } pipe_t;
 
 /* Records the first failure only: later ones are usually its consequences. */
@@ -185,6 +188,7 @@ static int ensure_stream(pipe_t *p, int i)
  * keeps it and all went well. Safe on a half-opened pipe. */
 static void pipe_close(pipe_t *p)
 {
+    fti_hash_worker_stop(&p->hasher); /* no buffer is read by it afterwards */
     for (int i = 0; i < p->depth; i++)
         if (p->set->stream[i] != NULL && p->set->ops.stream_sync(p->set->stream[i]) != 0)
             pipe_device_error(p, "stream_sync while closing", 0);
@@ -322,14 +326,20 @@ static int copy_out(pipe_t *p, const file_xfer *x, size_t idx)
     return 0;
 }
 
-/* Chunk idx is in flight: wait for it, hash it, write it. */
+/* Chunk idx is in flight: wait for it, hash it, write it. With the hash
+ * worker both at once; the buffer is free again when this returns. */
 static int drain_out(pipe_t *p, const file_xfer *x, size_t idx)
 {
     int b = (int)(idx % (size_t)p->depth);
     size_t len = chunk_len(p, idx, x->n);
     if (p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "device->host copy", idx);
-    return write_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), x->hash);
+    if (!p->hasher.running)
+        return write_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), x->hash);
+    fti_hash_worker_post(&p->hasher, p->set->buf[b], len);
+    int rc = write_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), NULL);
+    fti_hash_worker_wait(&p->hasher);
+    return rc;
 }
 
 static void stream_out(pipe_t *p, const file_xfer *x)
@@ -354,8 +364,12 @@ static int fill_in(pipe_t *p, const file_xfer *x, size_t idx)
     size_t len = chunk_len(p, idx, x->n);
     if (idx >= (size_t)p->depth && p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "host->device copy", idx - (size_t)p->depth);
-    if (read_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), x->hash) != 0)
+    fti_hash *inline_hash = p->hasher.running ? NULL : x->hash;
+    if (read_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), inline_hash) != 0)
         return -1;
+    if (p->hasher.running) /* hashed while it is copied to the device; done before the buffer's
+                              next read, as posting the next chunk waits for this one */
+        fti_hash_worker_post(&p->hasher, p->set->buf[b], len);
     if (p->ops->to_device(p->set->stream[b], x->dst, idx * p->chunk, p->set->buf[b], len) != 0)
         return pipe_device_error(p, "host->device copy", idx);
     return 0;
@@ -396,8 +410,11 @@ static int capture_file(void (*loop)(pipe_t *, const file_xfer *), fti_capture_s
     int started = pipe_start(&p, sets, x->src, x->n, x->fd, x->off, bufsize);
     if (started <= 0)
         return started;
-    if (pipe_ready(&p, x->src, x->n) == 0)
+    if (pipe_ready(&p, x->src, x->n) == 0) {
+        if (x->hash != NULL && p.nchunks > 1)
+            fti_hash_worker_start(&p.hasher, x->hash); /* else (-1) this thread hashes */
         loop(&p, x);
+    }
     pipe_close(&p); /* a failure is recorded in p.failed, here or before */
     return p.failed ? -1 : 0;
 }
