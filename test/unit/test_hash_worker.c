@@ -12,19 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fill.h"
 #include "hash_worker.h"
 
 #define PIECE ((size_t)3 << 20)
 #define PIECES 7
-
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    uint32_t x = seed * 2654435761u + 1;
-    for (size_t i = 0; i < n; i++) {
-        x = x * 1664525u + 1013904223u;
-        p[i] = (unsigned char)(x >> 24);
-    }
-}
 
 /* Chunks posted back to back from a working copy; once the next post
  * returned, the previous chunk's bytes are scribbled over, as the capture
@@ -36,7 +28,7 @@ static void test_ordered_chunks_back_to_back(void **state)
     unsigned char *all = malloc(total), *work = malloc(total);
     assert_non_null(all);
     assert_non_null(work);
-    fill(all, total, 7);
+    fti_test_fill(all, total, 7);
     memcpy(work, all, total);
     fti_hash h;
     assert_int_equal(fti_hash_init(&h), 0);

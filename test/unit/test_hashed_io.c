@@ -14,16 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fill.h"
 #include "hashed_io.h"
-
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    uint32_t x = seed * 2654435761u + 1;
-    for (size_t i = 0; i < n; i++) {
-        x = x * 1664525u + 1013904223u;
-        p[i] = (unsigned char)(x >> 24);
-    }
-}
 
 static int scratch_file(void)
 {
@@ -39,7 +31,7 @@ static void round_trip(size_t n, off_t off)
     unsigned char *src = malloc(n + 1), *back = malloc(n + 1);
     assert_non_null(src);
     assert_non_null(back);
-    fill(src, n, (unsigned)n);
+    fti_test_fill(src, n, (unsigned)n);
     int fd = scratch_file();
     fti_hash wh, rh;
     assert_int_equal(fti_hash_init(&wh), 0);

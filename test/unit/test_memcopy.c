@@ -9,18 +9,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fill.h"
 #include "memcopy.h"
 
 #define GUARD 128
-
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    uint32_t x = seed * 2654435761u + 1;
-    for (size_t i = 0; i < n; i++) {
-        x = x * 1664525u + 1013904223u;
-        p[i] = (unsigned char)(x >> 24);
-    }
-}
 
 /* Copies n bytes from src + so to dst + dof and checks the result and the
  * guard bytes on both sides. */
@@ -29,7 +21,7 @@ static void check_copy(size_t n, size_t so, size_t dof)
     unsigned char *src = malloc(n + 2 * GUARD), *dst = malloc(n + 2 * GUARD);
     assert_non_null(src);
     assert_non_null(dst);
-    fill(src, n + 2 * GUARD, (unsigned)(n + so));
+    fti_test_fill(src, n + 2 * GUARD, (unsigned)(n + so));
     memset(dst, 0xA5, n + 2 * GUARD);
     fti_copy_large(dst + GUARD + dof, src + GUARD + so, n);
     assert_memory_equal(dst + GUARD + dof, src + GUARD + so, n);
