@@ -498,7 +498,8 @@ static fti_err read_host_var(int fd, const char *path, const fti_file_entry *e,
         piece = fti_io_alloc(FTI_HASH_PIECE); /* NULL, no room for it: read in place */
     fti_err rc = FTI_E_OK;
     for (uint64_t done = 0; done < e->nbytes && rc == FTI_E_OK;) {
-        size_t len = (size_t)(e->nbytes - done < FTI_HASH_PIECE ? e->nbytes - done : FTI_HASH_PIECE);
+        uint64_t left = e->nbytes - done;
+        size_t len = (size_t)(left < FTI_HASH_PIECE ? left : FTI_HASH_PIECE);
         char *land = piece != NULL ? piece : dst + done;
         if (fti_pread_full(fd, land, len, (off_t)(e->offset + done)) != 0) {
             rc = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path, var->id,

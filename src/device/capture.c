@@ -6,8 +6,9 @@
  * legacy default stream is.
  *
  * Checkpoint: chunk i+1 is copied device->host on one stream while chunk i,
- * already on the host, is hashed and written by this thread. Restore is the
- * mirror image: chunk i is read and hashed while chunk i-1 is copied
+ * already on the host, is written by this thread and hashed by a second one
+ * (hash_worker.h; with one CPU, hashed here a piece at a time). Restore is
+ * the mirror image: chunk i is read and hashed while chunk i-1 is copied
  * host->device. Two pinned buffers, one stream each, are enough for that
  * overlap; a buffer is reused only after its stream was synchronised.
  *
