@@ -13,8 +13,16 @@
  * does; "first" also pins the buffers and creates the streams, as the first
  * checkpoint (or a capture without a set) does.
  *
- *   bench_gpu [--backend emu|cuda] [--size MiB] [--chunk MiB] [--dir DIR]
- *             [--reps N] [--emu-bw GB/s] [--emu-lat us]
+ *   bench_gpu [--backend emu|cuda] [--memory device|managed] [--size MiB]
+ *             [--chunk MiB] [--dir DIR] [--reps N] [--emu-bw GB/s] [--emu-lat us]
+ *
+ * --memory managed (cuda only) protects cudaMallocManaged memory, moved to
+ * the GPU before every figure (cudaMemset runs there), as after the
+ * application's kernels. It adds the figures of the path the library does
+ * not take: the CPU writing the file straight from the managed pointer and
+ * reading it straight into it (no checksum; the driver moves or maps the
+ * pages as it sees fit), and how long a GPU memset of the region takes
+ * after each path.
  *
  * On the emulated device (the default), the copy speed is the model set by
  * --emu-bw/--emu-lat, so the numbers say how well the pipeline hides the
@@ -44,6 +52,7 @@
 
 typedef struct opts {
     const char *backend;
+    int managed; /* --memory managed */
     size_t size, chunk;
     const char *dir;
     int reps;
@@ -53,6 +62,10 @@ typedef struct opts {
 typedef struct result {
     double d2h, h2d, wr, rd, capture, restore; /* GB/s */
     double capture_first, restore_first;      /* GB/s, buffers pinned in the call */
+    double host_write, host_read; /* GB/s, managed only: the CPU on the managed pointer */
+    /* s, managed only: a GPU memset of the region after the library's capture and
+     * restore (pages left on the GPU), after the CPU's write, after its read */
+    double touch_kept, touch_after_write, touch_after_read;
 } result;
 
 static double now(void)
@@ -69,19 +82,21 @@ static double gbps(size_t bytes, double seconds)
 
 static int usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--backend emu|cuda] [--size MiB] [--chunk MiB] [--dir DIR] "
-            "[--reps N] [--emu-bw GB/s] [--emu-lat us]\n", argv0);
+    fprintf(stderr, "usage: %s [--backend emu|cuda] [--memory device|managed] [--size MiB] "
+            "[--chunk MiB] [--dir DIR] [--reps N] [--emu-bw GB/s] [--emu-lat us]\n", argv0);
     return 2;
 }
 
 static int parse_args(int argc, char **argv, opts *o)
 {
-    *o = (opts){"emu", 256 * MIB, 16 * MIB, "/dev/shm", 5, 12.0, 10.0};
+    *o = (opts){"emu", 0, 256 * MIB, 16 * MIB, "/dev/shm", 5, 12.0, 10.0};
+    const char *memory = "device";
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (v == NULL)
             return -1;
         if (strcmp(k, "--backend") == 0) o->backend = v;
+        else if (strcmp(k, "--memory") == 0) memory = v;
         else if (strcmp(k, "--size") == 0) o->size = (size_t)strtoull(v, NULL, 10) * MIB;
         else if (strcmp(k, "--chunk") == 0) o->chunk = (size_t)strtoull(v, NULL, 10) * MIB;
         else if (strcmp(k, "--dir") == 0) o->dir = v;
@@ -91,23 +106,49 @@ static int parse_args(int argc, char **argv, opts *o)
         else return -1;
         i++;
     }
+    if (strcmp(memory, "managed") == 0)
+        o->managed = 1;
+    else if (strcmp(memory, "device") != 0)
+        return -1;
     return o->size > 0 && o->chunk > 0 && o->reps > 0 && o->reps <= MAX_REPS ? 0 : -1;
 }
 
 /* ---- device regions, per backend -------------------------------------------- */
 
-static void *dev_alloc(const char *backend, size_t n)
+static void *dev_alloc(const opts *o, size_t n)
 {
-    if (strcmp(backend, "emu") == 0)
+    if (strcmp(o->backend, "emu") == 0)
         return fti_emu_malloc(n);
 #ifdef FTI_HAVE_CUDA
     void *p = NULL;
-    cudaError_t e = cudaMalloc(&p, n);
+    cudaError_t e = o->managed ? cudaMallocManaged(&p, n, cudaMemAttachGlobal) : cudaMalloc(&p, n);
     if (e == cudaSuccess)
         return p;
-    fprintf(stderr, "bench_gpu: cudaMalloc(%zu): %s\n", n, cudaGetErrorString(e));
+    fprintf(stderr, "bench_gpu: %s(%zu): %s\n", o->managed ? "cudaMallocManaged" : "cudaMalloc",
+            n, cudaGetErrorString(e));
 #endif
     return NULL;
+}
+
+/* Managed memory: moves every page to the GPU (the memset runs there), as
+ * the application's kernels leave it, so that each figure starts alike.
+ * Seconds it took (the application's next kernel pays as much), -1 on error. */
+static double managed_to_gpu(const opts *o, void *dev, size_t n)
+{
+#ifdef FTI_HAVE_CUDA
+    if (!o->managed)
+        return 0;
+    double t0 = now();
+    cudaError_t e = cudaMemset(dev, 0x5a, n);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        fprintf(stderr, "bench_gpu: cudaMemset of the managed region: %s\n", cudaGetErrorString(e));
+    return e == cudaSuccess ? now() - t0 : -1;
+#else
+    (void)o, (void)dev, (void)n;
+    return 0;
+#endif
 }
 
 static void dev_free(const char *backend, void *p)
@@ -190,6 +231,13 @@ static double read_time(int fd, void *buf, size_t n, size_t chunk)
     return now() - t0;
 }
 
+/* Managed only: the CPU writes the file straight from the managed pointer
+ * (+ fsync), or reads it straight into it. */
+static double host_path_time(int fd, void *managed, size_t n, size_t chunk, int restore)
+{
+    return restore ? read_time(fd, managed, n, chunk) : write_time(fd, managed, n, chunk);
+}
+
 /* ---- the library ---------------------------------------------------------- */
 
 /* sets: the kept capture set, or NULL to pin buffers for this call only. */
@@ -237,19 +285,37 @@ static int sample(double *v, int i, size_t n, double t)
     return 0;
 }
 
-/* One rep of the eight figures, as sample i of v. */
+#define FIGURES 13
+
+/* Records seconds t as sample i. */
+static int seconds(double *v, int i, double t)
+{
+    v[i] = t;
+    return t < 0 ? -1 : 0;
+}
+
+/* One rep of the eight figures (thirteen with managed memory: the two host
+ * paths and three memset times), as sample i of v. Only the host paths may
+ * take managed pages off the GPU; a memset brings them back after each. */
 static int measure_rep(const opts *o, const fti_device_ops *ops, void *dev, void *pinned[2],
-                       int fd, fti_capture_sets *sets, double v[8][MAX_REPS], int i)
+                       int fd, fti_capture_sets *sets, double v[FIGURES][MAX_REPS], int i)
 {
     size_t n = o->size, c = o->chunk;
-    return sample(v[0], i, n, copy_time(ops, dev, n, pinned, c, 0)) ||
-           sample(v[1], i, n, write_time(fd, pinned[0], n, c)) ||
-           sample(v[2], i, n, capture_time(sets, ops, dev, n, fd, c, 0)) ||
-           sample(v[3], i, n, read_time(fd, pinned[0], n, c)) ||
-           sample(v[4], i, n, copy_time(ops, dev, n, pinned, c, 1)) ||
-           sample(v[5], i, n, capture_time(sets, ops, dev, n, fd, c, 1)) ||
-           sample(v[6], i, n, capture_time(NULL, ops, dev, n, fd, c, 0)) ||
-           sample(v[7], i, n, capture_time(NULL, ops, dev, n, fd, c, 1));
+    int rc = sample(v[0], i, n, copy_time(ops, dev, n, pinned, c, 0)) ||
+             sample(v[1], i, n, write_time(fd, pinned[0], n, c)) ||
+             sample(v[2], i, n, capture_time(sets, ops, dev, n, fd, c, 0)) ||
+             sample(v[3], i, n, read_time(fd, pinned[0], n, c)) ||
+             sample(v[4], i, n, copy_time(ops, dev, n, pinned, c, 1)) ||
+             sample(v[5], i, n, capture_time(sets, ops, dev, n, fd, c, 1)) ||
+             sample(v[6], i, n, capture_time(NULL, ops, dev, n, fd, c, 0)) ||
+             sample(v[7], i, n, capture_time(NULL, ops, dev, n, fd, c, 1));
+    if (rc || !o->managed)
+        return rc;
+    return seconds(v[10], i, managed_to_gpu(o, dev, n)) ||
+           sample(v[8], i, n, host_path_time(fd, dev, n, c, 0)) ||
+           seconds(v[11], i, managed_to_gpu(o, dev, n)) ||
+           sample(v[9], i, n, host_path_time(fd, dev, n, c, 1)) ||
+           seconds(v[12], i, managed_to_gpu(o, dev, n));
 }
 
 /* The figures are measured interleaved, rep after rep, so all of them see
@@ -258,9 +324,10 @@ static int measure_rep(const opts *o, const fti_device_ops *ops, void *dev, void
 static int measure(const opts *o, const fti_device_ops *ops, void *dev, void *pinned[2], int fd,
                    result *r)
 {
-    double v[8][MAX_REPS];
+    double v[FIGURES][MAX_REPS];
     fti_capture_sets sets = {0};
-    int rc = write_time(fd, pinned[0], o->size, o->chunk) < 0; /* allocate the file once */
+    int rc = write_time(fd, pinned[0], o->size, o->chunk) < 0 || /* allocate the file once */
+             managed_to_gpu(o, dev, o->size) < 0;
     if (rc == 0)
         rc = capture_time(&sets, ops, dev, o->size, fd, o->chunk, 0) < 0;
     for (int i = 0; rc == 0 && i < o->reps; i++)
@@ -272,6 +339,13 @@ static int measure(const opts *o, const fti_device_ops *ops, void *dev, void *pi
     *r = (result){.d2h = median(v[0], k), .wr = median(v[1], k), .capture = median(v[2], k),
                   .rd = median(v[3], k), .h2d = median(v[4], k), .restore = median(v[5], k),
                   .capture_first = median(v[6], k), .restore_first = median(v[7], k)};
+    if (o->managed) {
+        r->host_write = median(v[8], k);
+        r->host_read = median(v[9], k);
+        r->touch_kept = median(v[10], k);
+        r->touch_after_write = median(v[11], k);
+        r->touch_after_read = median(v[12], k);
+    }
     return 0;
 }
 
@@ -292,21 +366,39 @@ static void report(const opts *o, const result *r)
     double dev[2] = {r->d2h, r->h2d}, io[2] = {r->wr, r->rd};
     for (int d = 0; d < 2; d++) {
         double ceil = min2(dev[d], io[d]);
-        printf("{\"bench\":\"gpu_%s\",\"backend\":\"%s\",\"emulated\":%s%s,\"dir\":\"%s\","
-               "\"size_bytes\":%zu,\"chunk_bytes\":%zu,\"copy_GBps\":%.3f,\"%s_GBps\":%.3f,"
-               "\"ceiling_GBps\":%.3f,\"library_GBps\":%.3f,\"ratio\":%.3f,"
-               "\"first_call_GBps\":%.3f}\n",
-               names[d], o->backend, emu ? "true" : "false", model, o->dir, o->size, o->chunk,
-               dev[d], d ? "read" : "write_fsync", io[d], ceil, lib[d], lib[d] / ceil, first[d]);
+        char host[160] = "";
+        if (o->managed && d)
+            snprintf(host, sizeof host, ",\"host_path_GBps\":%.3f,\"gpu_touch_after_host_path_s\":"
+                     "%.4f", r->host_read, r->touch_after_read);
+        else if (o->managed)
+            snprintf(host, sizeof host, ",\"host_path_GBps\":%.3f,\"gpu_touch_after_library_s\":"
+                     "%.4f,\"gpu_touch_after_host_path_s\":%.4f", r->host_write, r->touch_kept,
+                     r->touch_after_write);
+        printf("{\"bench\":\"gpu_%s\",\"backend\":\"%s\",\"memory\":\"%s\",\"emulated\":%s%s,"
+               "\"dir\":\"%s\",\"size_bytes\":%zu,\"chunk_bytes\":%zu,\"copy_GBps\":%.3f,"
+               "\"%s_GBps\":%.3f,\"ceiling_GBps\":%.3f,\"library_GBps\":%.3f,\"ratio\":%.3f,"
+               "\"first_call_GBps\":%.3f%s}\n",
+               names[d], o->backend, o->managed ? "managed" : "device", emu ? "true" : "false",
+               model, o->dir, o->size, o->chunk, dev[d], d ? "read" : "write_fsync", io[d], ceil,
+               lib[d], lib[d] / ceil, first[d], host);
     }
-    printf("\n%s device%s, %zu MiB in %zu MiB chunks, %s, median of %d (GB/s)\n", o->backend,
-           emu ? " (EMULATED: copy speed is the model, not hardware)" : "", o->size / MIB,
-           o->chunk / MIB, o->dir, o->reps);
-    printf("%-9s %10s %10s %10s %10s %7s %10s\n", "direction", "copy", "file I/O", "ceiling",
-           "library", "ratio", "first");
-    for (int d = 0; d < 2; d++)
-        printf("%-9s %10.2f %10.2f %10.2f %10.2f %7.2f %10.2f\n", names[d], dev[d], io[d],
+    printf("\n%s device%s, %s memory, %zu MiB in %zu MiB chunks, %s, median of %d (GB/s)\n",
+           o->backend, emu ? " (EMULATED: copy speed is the model, not hardware)" : "",
+           o->managed ? "managed" : "device", o->size / MIB, o->chunk / MIB, o->dir, o->reps);
+    printf("%-9s %10s %10s %10s %10s %7s %10s%s\n", "direction", "copy", "file I/O", "ceiling",
+           "library", "ratio", "first", o->managed ? "  CPU on the managed pointer" : "");
+    for (int d = 0; d < 2; d++) {
+        printf("%-9s %10.2f %10.2f %10.2f %10.2f %7.2f %10.2f", names[d], dev[d], io[d],
                min2(dev[d], io[d]), lib[d], lib[d] / min2(dev[d], io[d]), first[d]);
+        if (o->managed)
+            printf("  %10.2f", d ? r->host_read : r->host_write);
+        printf("\n");
+    }
+    if (o->managed)
+        printf("GPU memset of the region afterwards: %.4f s after the library's capture and "
+               "restore (pages left on the GPU), %.4f s after the CPU wrote the file from it, "
+               "%.4f s after the CPU read the file into it\n",
+               r->touch_kept, r->touch_after_write, r->touch_after_read);
 }
 
 /* Opens the scratch file; the caller unlinks path. */
@@ -321,7 +413,7 @@ static int open_target(const opts *o, char *path, size_t len)
 
 static int run(const opts *o, const fti_device_ops *ops)
 {
-    void *pinned[2] = {NULL, NULL}, *dev = dev_alloc(o->backend, o->size);
+    void *pinned[2] = {NULL, NULL}, *dev = dev_alloc(o, o->size);
     char path[4096];
     int rc = -1, fd = open_target(o, path, sizeof path);
     result r;
@@ -358,6 +450,10 @@ int main(int argc, char **argv)
         return usage(argv[0]);
     if (strcmp(o.backend, "emu") != 0 && strcmp(o.backend, "cuda") != 0) {
         fprintf(stderr, "bench_gpu: --backend must be emu or cuda, not '%s'\n", o.backend);
+        return 2;
+    }
+    if (o.managed && strcmp(o.backend, "cuda") != 0) {
+        fprintf(stderr, "bench_gpu: --memory managed needs --backend cuda\n");
         return 2;
     }
     const fti_device_ops *ops = fti_device_by_name(o.backend);
