@@ -151,6 +151,15 @@ static void read_and_hash(const char *path, char *dst, size_t len)
     close(fd);
 }
 
+/* read_and_hash on every rank at once: the slowest rank's seconds. */
+static double read_and_hash_time(const char *path, char *dst, size_t len)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    read_and_hash(path, dst, len);
+    return bench_max(MPI_Wtime() - t0, MPI_COMM_WORLD);
+}
+
 static double read_hash_bandwidth(const char *dir, const char *buf, size_t len, int reps)
 {
     char path[4200];
@@ -158,12 +167,8 @@ static double read_hash_bandwidth(const char *dir, const char *buf, size_t len, 
     char *dst = bench_alloc(len, 99); /* touched, as the application's buffers are */
     snprintf(path, sizeof path, "%s/raw-%d", dir, rank);
     bench_write_file(path, O_CREAT | O_WRONLY | O_TRUNC, buf, len);
-    for (int r = 0; r < reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        read_and_hash(path, dst, len);
-        t[r] = bench_max(MPI_Wtime() - t0, MPI_COMM_WORLD);
-    }
+    for (int r = 0; r < reps; r++)
+        t[r] = read_and_hash_time(path, dst, len);
     remove(path);
     free(dst);
     return (double)len / bench_median(t, reps);
@@ -279,12 +284,8 @@ static double restart_time(const char *dir, char *data, size_t len, int level, i
 {
     double t[MAX_REPS], c[MAX_REPS];
     for (int r = 0; r < reps; r++) {
-        if (paired != NULL) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            read_and_hash(raw_path, data, len); /* the file holds data's bytes: data unchanged */
-            c[r] = bench_max(MPI_Wtime() - t0, MPI_COMM_WORLD);
-        }
+        if (paired != NULL) /* the file holds data's bytes: data unchanged */
+            c[r] = read_and_hash_time(raw_path, data, len);
         t[r] = restart_once(dir, data, len, level, bs, loss);
     }
     if (paired != NULL)
