@@ -23,6 +23,7 @@
 #include "log_fti.h"
 #include "jobstatus.h"
 #include "metrics.h"
+#include "safe_fs.h"
 #include "walltime.h"
 #include "watchdog.h"
 #include "post.h"
@@ -218,7 +219,7 @@ static fti_err link_as_l4(fti_ctx *ctx, const fti_commit *from, const fti_commit
     unlink(dst);
     if (link(src, dst) != 0 && fti_copy_file(src, dst) != 0)
         return fti_fail(FTI_E_IO, "keep_last_ckpt: cannot copy %s to %s: %s", src, dst,
-                        strerror(errno));
+                        fti_fs_strerror(errno));
     return FTI_E_OK;
 }
 

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <iniparser.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "config_scan.h"
 #include "fio.h"
 #include "log.h"
+#include "safe_fs.h"
 
 /* K_BASIC_XFER: [basic] transfer_size, ours in bytes; FTI reads no such key
  * but its tutorial configs carry one in MiB (< 4096), which is ignored. */
@@ -88,6 +90,7 @@ static const key_spec known_keys[] = {
     {"advanced", "block_size", K_SIZE, OFF(block_size), 1, 1LL << 30, 1024},
     INTK("advanced", "mpi_tag", mpi_tag, 0, 32767),
     INTK("advanced", "local_test", local_test, 0, 1),
+    INTK("advanced", "group_shared_dirs", group_shared_dirs, 0, 1), /* (ours) */
     /* FTI's [advanced] keys: sizes in FTI's units, tags, fast_forward */
     {"advanced", "transfer_size", K_SIZE, OFF(transfer_size), 1, 1024, 1 << 20},
     {"advanced", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
@@ -456,8 +459,9 @@ static fti_err read_ini(const char *path, dictionary **d)
 {
     char *text = NULL;
     size_t n = 0;
-    if (fti_read_small(path, &text, &n) != 0)
-        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, strerror(errno));
+    char real[PATH_MAX]; /* a link to the config is followed; a FIFO is never read */
+    if (realpath(path, real) == NULL || fti_read_small(real, &text, &n) != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: cannot read: %s", path, fti_fs_strerror(errno));
     fti_err e = check_text(path, text, n);
     if (e == FTI_E_OK && (*d = iniparser_load(path)) == NULL)
         e = fti_fail(FTI_E_CONFIG, "config %s: not a valid INI file", path);

@@ -88,6 +88,7 @@ typedef struct fti_config {
     int64_t block_size; /* bytes (the key is in KiB, as in FTI) */
     int mpi_tag;        /* also FTI's general_tag */
     int local_test;
+    int group_shared_dirs; /* (ours) the job's existing folders may be its group's (safe_fs.h) */
     int ckpt_tag, stage_tag, final_tag; /* FTI's; read and reported, our tags derive from mpi_tag */
     int fast_forward;   /* FTI's: FTI_Snapshot's time intervals are divided by it */
 

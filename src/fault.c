@@ -163,7 +163,8 @@ static void damage(const fault_point *p, const char *phase, const char *file, ui
                    uint64_t len)
 {
     const char *what = p->kind == F_TRUNCATE ? "truncate" : "flip a bit in";
-    int fd = open(file, O_RDWR | O_CLOEXEC);
+    /* never through a link; a FIFO has no size (lseek fails): not damaged */
+    int fd = open(file, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
     if (size > 0 && len == 0)
         off = 0, len = (uint64_t)size;

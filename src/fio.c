@@ -9,10 +9,13 @@
 #include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fault.h"
+#include "safe_fs.h"
 
 /* One pread/pwrite result as the loops below need it: the bytes moved
  * (> 0), 0 to call again (EINTR), or -1 with errno set; a call that moved
@@ -113,7 +116,7 @@ int fti_fsync_dir(const char *dir)
 int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_t *size)
 {
     struct stat st;
-    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    int fd = fti_open_read(tmp);
     if (fd < 0)
         return -1;
     int ok = fti_fsync(fd) == 0 && fstat(fd, &st) == 0;
@@ -126,14 +129,24 @@ int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_
     return 0;
 }
 
-int fti_write_atomic(const char *path, const void *data, size_t n)
+int fti_temp_name(char *out, size_t n, const char *path)
 {
-    char tmp[PATH_MAX], dir[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) /* still O_EXCL */
+        r = (uint64_t)clock() ^ (uint64_t)(uintptr_t)&r;
+    if (snprintf(out, n, "%s.tmp.%d.%016llx", path, (int)getpid(), (unsigned long long)r) >= (int)n) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    return 0;
+}
+
+int fti_write_atomic(const char *path, const void *data, size_t n)
+{
+    char tmp[PATH_MAX], dir[PATH_MAX];
+    if (fti_temp_name(tmp, sizeof tmp, path) != 0)
+        return -1;
+    int fd = fti_open_new(tmp);
     if (fd < 0)
         return -1;
     int rc = fti_pwrite_full(fd, data, n, 0);
@@ -160,7 +173,7 @@ int fti_write_atomic(const char *path, const void *data, size_t n)
 
 int fti_read_small(const char *path, char **out, size_t *n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fti_open_read(path);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -193,10 +206,10 @@ int fti_read_small(const char *path, char **out, size_t *n)
 int fti_copy_file(const char *src, const char *dst)
 {
     enum { CHUNK = 4 << 20 };
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int in = fti_open_read(src);
     if (in < 0)
         return -1;
-    int outfd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    int outfd = fti_open_new(dst);
     char *buf = fti_io_alloc(CHUNK);
     int rc = (outfd < 0 || buf == NULL) ? -1 : 0;
     off_t off = 0;

@@ -30,17 +30,23 @@ int fti_mkdirs(const char *path);
 /* fsync of a directory, so a rename in it is durable. */
 int fti_fsync_dir(const char *dir);
 
-/* Writes `n` bytes to `path` atomically: temp file, fsync, rename, fsync dir. */
+/* "<path>.tmp.<pid>.<16 random hex digits>": a temporary name no other
+ * user can plant a link at in advance (created with O_EXCL besides). */
+int fti_temp_name(char *out, size_t n, const char *path);
+
+/* Writes `n` bytes to `path` atomically: temp file (fti_temp_name, created
+ * by fti_open_new), fsync, rename, fsync dir. */
 int fti_write_atomic(const char *path, const void *data, size_t n);
 
 /* Makes the written file tmp durable under the name path, in directory dir:
  * fsync, rename, fsync of dir; *size gets its size. 0, or -1 (errno). */
 int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_t *size);
 
-/* Reads a whole small file into a malloc'd NUL-terminated buffer. */
+/* Reads a whole small file into a malloc'd NUL-terminated buffer; the file
+ * must be a regular file, not a link (fti_open_read). */
 int fti_read_small(const char *path, char **out, size_t *n);
 
-/* Copies a file with fsync; 0 or -1 (errno). */
+/* Copies a file with fsync into a new file (fti_open_new); 0 or -1 (errno). */
 int fti_copy_file(const char *src, const char *dst);
 
 /* The first `size` bytes of fd mapped read-only, only when the file is in

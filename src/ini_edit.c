@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fio.h"
+#include "safe_fs.h"
+
 enum { LINE_OTHER, LINE_SECTION, LINE_KEY };
 
 typedef struct line {
@@ -155,7 +158,7 @@ static void write_edited(FILE *out, const line *ls, int nl, const char *section,
 
 static char *read_all(const char *path, size_t *size, struct stat *st)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fti_fopen_read(path);
     if (f == NULL)
         return NULL;
     char *buf = NULL;
@@ -172,8 +175,23 @@ static char *read_all(const char *path, size_t *size, struct stat *st)
 
 static int failed(char *why, size_t why_len, const char *what, const char *path)
 {
-    snprintf(why, why_len, "%s %s: %s", what, path, strerror(errno));
+    snprintf(why, why_len, "%s %s: %s", what, path, fti_fs_strerror(errno));
     return -1;
+}
+
+/* The new version's temporary file: a name nobody can plant a link at,
+ * created exclusively. */
+static FILE *create_temp(char *tmp, size_t n, const char *real)
+{
+    int fd = fti_temp_name(tmp, n, real) == 0 ? fti_open_new(tmp) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (f == NULL && fd >= 0) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        errno = err;
+    }
+    return f;
 }
 
 int fti_ini_set(const char *path, const char *section, const fti_ini_kv *kv, int n, char *why,
@@ -191,8 +209,7 @@ int fti_ini_set(const char *path, const char *section, const fti_ini_kv *kv, int
         return failed(why, why_len, "cannot read", real);
     int nl = 0, found[16] = {0};
     line *ls = split_lines(buf, size, &nl);
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", real, (long)getpid());
-    FILE *out = ls && n <= 16 ? fopen(tmp, "wb") : NULL;
+    FILE *out = ls && n <= 16 ? create_temp(tmp, sizeof tmp, real) : NULL;
     int rc = out ? 0 : failed(why, why_len, "cannot create", tmp);
     if (out != NULL) {
         write_edited(out, ls, nl, section, kv, n, found);

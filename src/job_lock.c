@@ -11,6 +11,7 @@
 
 #include "fio.h"
 #include "log.h"
+#include "safe_fs.h"
 
 typedef struct holder {
     char host[256];
@@ -77,7 +78,7 @@ static fti_err in_use(const fti_job_lock *l, int fd, int by_content)
 static int lock_file(fti_job_lock *l, int *fd_out)
 {
     for (int tries = 0; tries < 5; tries++) {
-        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int fd = fti_open_rdwr(l->path); /* a regular file of this user, or new */
         if (fd < 0)
             return -1;
         holder h;
@@ -108,7 +109,7 @@ fti_err fti_job_lock_take(fti_job_lock *l, const char *meta)
     int fd = -1;
     int got = lock_file(l, &fd);
     if (got < 0)
-        return fti_fail(FTI_E_IO, "lock file %s: cannot open: %s", l->path, strerror(errno));
+        return fti_fail(FTI_E_IO, "lock file %s: cannot open: %s", l->path, fti_fs_strerror(errno));
     fti_err e = got == 1 ? FTI_E_OK : in_use(l, fd, got == 2);
     if (e == FTI_E_OK && write_holder(fd) != 0)
         e = fti_fail(FTI_E_IO, "lock file %s: cannot write: %s", l->path, strerror(errno));

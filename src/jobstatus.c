@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "safe_fs.h"
+
 #define LINE_MAX_LEN 2048
 
 /* A JSON string body: quotes, backslashes and control characters escaped. */
@@ -48,7 +50,7 @@ static void append(int rank, const char *fmt, ...)
     if (n < 0 || (size_t)n > sizeof line - 3)
         return;
     memcpy(line + n, "}\n", 3);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = fti_open_append(path); /* a regular file of this user, 0600, or new */
     if (fd < 0)
         return;
     ssize_t w = write(fd, line, (size_t)n + 2);

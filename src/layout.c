@@ -10,6 +10,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "log.h"
+#include "safe_fs.h"
 
 /* Every path is built here; config checks keep them far below FTI_PATH_MAX. */
 __attribute__((format(printf, 2, 3))) static void fmt_path(char *out, const char *fmt, ...)
@@ -52,11 +53,13 @@ void fti_layout_place_node(fti_layout *l, const fti_config *cfg, int node)
         fti_layout_node_local(l->local, cfg->ckpt_dir, node, l->exec_id);
 }
 
-static fti_err make_dir(const char *dir, const char *file, const char *key)
+/* The job's folder dir below the configured root (safe_fs.h: made 0700, or
+ * used only if the user's and not writable by others). */
+static fti_err make_dir(const char *root, const char *dir, const fti_config *cfg, const char *key)
 {
-    if (fti_mkdirs(dir) != 0)
-        return fti_fail(FTI_E_CONFIG, "config %s: [basic] %s: cannot create directory %s: %s", file,
-                        key, dir, strerror(errno));
+    char why[FTI_PATH_MAX + 512];
+    if (fti_job_mkdirs(root, dir, cfg->group_shared_dirs, why, sizeof why) != 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] %s: %s", cfg->file, key, why);
     return FTI_E_OK;
 }
 
@@ -65,11 +68,11 @@ fti_err fti_layout_create(const fti_layout *l, const fti_config *cfg, int need_l
 {
     fti_err e = FTI_E_OK;
     if (need_local)
-        e = make_dir(l->local, cfg->file, "ckpt_dir");
+        e = make_dir(cfg->ckpt_dir, l->local, cfg, "ckpt_dir");
     if (e == FTI_E_OK && need_shared)
-        e = make_dir(l->global, cfg->file, "glbl_dir");
+        e = make_dir(cfg->glbl_dir, l->global, cfg, "glbl_dir");
     if (e == FTI_E_OK && need_shared)
-        e = make_dir(l->meta, cfg->file, "meta_dir");
+        e = make_dir(cfg->meta_dir, l->meta, cfg, "meta_dir");
     return e;
 }
 

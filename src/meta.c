@@ -9,6 +9,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "log.h"
+#include "safe_fs.h"
 
 #define META_MAGIC "FTI-COMMIT 1"
 
@@ -93,7 +94,7 @@ fti_err fti_meta_load(const char *path, fti_meta *m, int *found)
     if (fti_read_small(path, &text, &n) != 0) {
         if (errno == ENOENT)
             return FTI_E_OK;
-        return fti_fail(FTI_E_IO, "commit record %s: cannot read: %s", path, strerror(errno));
+        return fti_fail(FTI_E_IO, "commit record %s: cannot read: %s", path, fti_fs_strerror(errno));
     }
     fti_err e = parse_record(text, n, path, m);
     free(text);

@@ -12,6 +12,7 @@
 #include "context.h"
 #include "log.h"
 #include "units.h"
+#include "safe_fs.h"
 
 #define LINE_MAX_LEN 4096
 
@@ -123,7 +124,7 @@ static void append_line(const fti_ctx *ctx, jline *j)
         fti_log(FTI_LOG_WARN, "metrics_file %s: line too long, not written", path);
         return;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = fti_open_append(path); /* a regular file of this user, 0600, or new */
     ssize_t w = fd >= 0 ? write(fd, j->s, j->n) : -1;
     int err = errno;
     if (fd >= 0 && close(fd) != 0 && w == (ssize_t)j->n) {
@@ -132,7 +133,7 @@ static void append_line(const fti_ctx *ctx, jline *j)
     }
     if (w != (ssize_t)j->n)
         fti_log(FTI_LOG_WARN, "metrics_file %s: cannot append: %s", path,
-                w < 0 ? strerror(err) : "short write");
+                w < 0 ? fti_fs_strerror(err) : "short write");
 }
 
 enum { C_WAIT, C_WRITE, C_POST, C_COMMIT, C_TOTAL, C_APP, C_BYTES, C_N };

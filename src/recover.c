@@ -11,6 +11,7 @@
 
 #include "collective.h"
 #include "commit.h"
+#include "safe_fs.h"
 #include "walltime.h"
 #include "watchdog.h"
 #include "ckpt_expect.h"
@@ -405,8 +406,8 @@ fti_err fti_recover_all(fti_ctx *ctx)
         e = ensure_local_file(ctx);
     int fd = -1;
     if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE &&
-        (fd = open(ctx->rec.path, O_RDONLY | O_CLOEXEC)) < 0)
-        e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, strerror(errno));
+        (fd = fti_open_read(ctx->rec.path)) < 0)
+        e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, fti_fs_strerror(errno));
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = restore_one(ctx, fd, &ctx->reg.vars[i]);
     fti_file_map_release(&ctx->rec.map); /* every variable is back: a later call reads */
@@ -482,9 +483,10 @@ fti_err fti_recover_var_open(fti_ctx *ctx)
     fti_err e = ensure_local_file(ctx);
     if (e != FTI_E_OK)
         return e;
-    ctx->rec.var_fd = open(ctx->rec.path, O_RDONLY | O_CLOEXEC);
+    ctx->rec.var_fd = fti_open_read(ctx->rec.path);
     if (ctx->rec.var_fd < 0)
-        return fti_fail(FTI_E_IO, "FTI_RecoverVarInit: %s: %s", ctx->rec.path, strerror(errno));
+        return fti_fail(FTI_E_IO, "FTI_RecoverVarInit: %s: %s", ctx->rec.path,
+                        fti_fs_strerror(errno));
     return FTI_E_OK;
 }
 

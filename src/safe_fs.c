@@ -84,15 +84,25 @@ static int create_excl(const char *path, int flags)
     return open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FTI_FILE_MODE);
 }
 
-int fti_open_new(const char *path)
+static int open_new(const char *path, int flags)
 {
-    int fd = create_excl(path, O_WRONLY);
+    int fd = create_excl(path, flags);
     if (fd >= 0 || errno != EEXIST)
         return fd;
     int err = remove_leftover(path);
     if (err != 0)
         return fail_fd(-1, err);
-    return create_excl(path, O_WRONLY); /* once: a second clash is not a leftover */
+    return create_excl(path, flags); /* once: a second clash is not a leftover */
+}
+
+int fti_open_new(const char *path)
+{
+    return open_new(path, O_WRONLY);
+}
+
+int fti_open_new_rdwr(const char *path)
+{
+    return open_new(path, O_RDWR);
 }
 
 /* What makes an existing file unfit to be written in place: 0 when it is a
@@ -166,6 +176,21 @@ int fti_open_read(const char *path)
     if (err == 0 && clear_nonblock(fd) != 0)
         err = errno;
     return err != 0 ? fail_fd(fd, err) : fd;
+}
+
+int fti_check_regular(const char *path)
+{
+    int fd = fti_open_read(path);
+    return fd < 0 ? -1 : close(fd);
+}
+
+int fti_check_own_file(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -1;
+    int err = S_ISLNK(st.st_mode) ? FTI_FS_ESYMLINK : judge_own(&st);
+    return err != 0 ? fail_fd(-1, err) : 0;
 }
 
 FILE *fti_fopen_read(const char *path)

@@ -38,6 +38,7 @@ const char *fti_fs_strerror(int err);
  * `path` (left by a crashed run) is removed first; anything else there (a
  * link, a FIFO, another user's file) is refused. fd, or -1 (errno). */
 int fti_open_new(const char *path);
+int fti_open_new_rdwr(const char *path); /* the same, read-write */
 
 /* The file at `path` for writing in place (no O_TRUNC): an existing one must
  * be a regular file of this user with one link (mode reset to 0600); a
@@ -53,6 +54,15 @@ int fti_open_append(const char *path);
 /* `path` for reading, refused unless a regular file (a symlink is not
  * followed, a FIFO not waited on). fd, or -1 (errno). */
 int fti_open_read(const char *path);
+
+/* For files that HDF5 or MPI-IO open by name: 0 when `path` is a regular
+ * file (a link is not followed, a FIFO not waited on), -1 (errno) if not. */
+int fti_check_regular(const char *path);
+
+/* 0 when `path` is a regular file of this user with one link (not a link
+ * itself), -1 (errno) if not: a file created through fti_open_new, checked
+ * again after a library re-created it by name (H5Fcreate). */
+int fti_check_own_file(const char *path);
 
 /* fti_open_read as a stdio stream ("r"). NULL (errno) when refused. */
 FILE *fti_fopen_read(const char *path);

@@ -8,6 +8,7 @@
 #include "fio.h"
 #include "fti.h"
 #include "log.h"
+#include "safe_fs.h"
 
 /* Request outcomes, indexed by request id, kept in a small growable array. */
 static int *results;
@@ -35,8 +36,9 @@ fti_err fti_staging_dir(fti_ctx *ctx, char *out, int maxlen)
     fti_staging_path(ctx, dir, sizeof dir);
     if (out == NULL || maxlen <= 0 || (int)strlen(dir) >= maxlen)
         return fti_fail(FTI_E_ARG, "FTI_GetStageDir: buffer of %d bytes is too small for %s", maxlen, dir);
-    if (fti_mkdirs(dir) != 0)
-        return fti_fail(FTI_E_IO, "FTI_GetStageDir: cannot create %s: %s", dir, strerror(errno));
+    char why[FTI_PATH_MAX + 512];
+    if (fti_job_mkdirs(ctx->dirs.local, dir, ctx->cfg.group_shared_dirs, why, sizeof why) != 0)
+        return fti_fail(FTI_E_IO, "FTI_GetStageDir: %s", why);
     snprintf(out, (size_t)maxlen, "%s", dir);
     return FTI_E_OK;
 }
@@ -61,7 +63,7 @@ int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath)
     results = r;
     int ok = fti_copy_file(lpath, dst) == 0;
     if (!ok)
-        fti_fail(FTI_E_IO, "FTI_SendFile: copying %s to %s: %s", lpath, dst, strerror(errno));
+        fti_fail(FTI_E_IO, "FTI_SendFile: copying %s to %s: %s", lpath, dst, fti_fs_strerror(errno));
     results[nresults] = ok ? FTI_SI_SCES : FTI_SI_FAIL;
     return nresults++;
 }

@@ -34,6 +34,7 @@
 #include "levels/l4_codec.h"
 #include "le_field.h"
 #include "log.h"
+#include "safe_fs.h"
 
 /* The shared file's header and index (src/levels/l4_mpiio.c). */
 #define SH_MAGIC "FTIL4SH\0"
@@ -68,10 +69,10 @@ static int open_piece(piece *p, ckpt_file *f)
 {
     struct stat st;
     snprintf(f->path, sizeof f->path, "%s", p->path);
-    p->fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    p->fd = fti_open_read(p->path);
     if (p->fd < 0 || fstat(p->fd, &st) != 0) {
         set_state(f, errno == ENOENT ? CK_MISSING : CK_BAD, "global copy %s: %s", p->path,
-                  strerror(errno));
+                  fti_fs_strerror(errno));
         return -1;
     }
     p->base = 0;
@@ -130,7 +131,7 @@ static int use_converted(piece *p, ckpt_file *f, fti_err e)
     struct stat st;
     if (e != FTI_E_OK || p->fd < 0 || fstat(p->fd, &st) != 0) {
         set_state(f, e == FTI_E_MISSING ? CK_MISSING : CK_BAD, "%s",
-                  e != FTI_E_OK ? fti_last_error() : strerror(errno));
+                  e != FTI_E_OK ? fti_last_error() : fti_fs_strerror(errno));
         return -1;
     }
     p->base = 0;
@@ -146,7 +147,7 @@ static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece
     snprintf(f->path, sizeof f->path, "%s", p->path);
     FILE *tmp = tmpfile();
     if (tmp == NULL) {
-        set_state(f, CK_BAD, "cannot create a temporary file: %s", strerror(errno));
+        set_state(f, CK_BAD, "cannot create a temporary file: %s", fti_fs_strerror(errno));
         return -1;
     }
     fti_clear_error();
@@ -168,7 +169,7 @@ static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *
     snprintf(f->path, sizeof f->path, "%s", p->path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        set_state(f, CK_BAD, "cannot create a temporary file: %s", strerror(errno));
+        set_state(f, CK_BAD, "cannot create a temporary file: %s", fti_fs_strerror(errno));
         return -1;
     }
     close(fd);
@@ -176,7 +177,7 @@ static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *
     fti_log_quiet(1);
     fti_err e = fti_h5_to_ckpt_file(p->path, tmp, c, rank);
     fti_log_quiet(0);
-    p->fd = e == FTI_E_OK ? open(tmp, O_RDONLY | O_CLOEXEC) : -1;
+    p->fd = e == FTI_E_OK ? fti_open_read(tmp) : -1;
     unlink(tmp);
     return use_converted(p, f, e);
 #else
@@ -367,7 +368,7 @@ static void verdict(sink *s, ckpt_file *f)
             return;
         }
     if (s->out_errno)
-        set_state(f, CK_BAD, "writing variable %d out: %s", s->out->var_id, strerror(s->out_errno));
+        set_state(f, CK_BAD, "writing variable %d out: %s", s->out->var_id, fti_fs_strerror(s->out_errno));
 }
 
 /* Hands the header and the per-variable results to the caller, or frees them. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ckpt_tool.h"
+#include "safe_fs.h"
 
 #define MAX_FIELDS 64
 #define MAX_GROUPS 32
@@ -239,9 +240,9 @@ static int read_lines(FILE *in, const char *path, summary *s)
 int ckpt_cmd_stats(const ckpt_opts *o)
 {
     static summary s;
-    FILE *in = fopen(o->path, "r");
+    FILE *in = fti_fopen_read(o->path);
     if (in == NULL) {
-        ckpt_error("metrics file %s: %s", o->path, strerror(errno));
+        ckpt_error("metrics file %s: %s", o->path, fti_fs_strerror(errno));
         return CKPT_EXIT_USAGE;
     }
     memset(&s, 0, sizeof s);

@@ -18,6 +18,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "registry.h"
+#include "safe_fs.h"
 
 #define CHUNK (1u << 20)
 
@@ -194,9 +195,9 @@ int ckpt_cmd_show(const ckpt_opts *o)
         return rc;
     if (pick_source(&t, &c, o->rank, &s) != 0)
         return CKPT_EXIT_BAD;
-    int fd = s.l4 ? -1 : open(s.f.path, O_RDONLY | O_CLOEXEC);
+    int fd = s.l4 ? -1 : fti_open_read(s.f.path);
     if (!s.l4 && fd < 0) {
-        ckpt_error("%s: %s", s.f.path, strerror(errno));
+        ckpt_error("%s: %s", s.f.path, fti_fs_strerror(errno));
         free_source(&s);
         return CKPT_EXIT_BAD;
     }
@@ -259,9 +260,13 @@ static int open_output(const char *out, const char *source)
         ckpt_error("-o %s is the checkpoint file itself; fti-ckpt never writes checkpoint data", out);
         return -1;
     }
-    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* A new file (safe_fs.h): a link, FIFO or another user's file at the
+     * name is refused, never written through; a file of ours is replaced.
+     * Only -o names the output: nothing read from the checkpoint (variable
+     * names) ever forms a path. */
+    int fd = fti_open_new(out);
     if (fd < 0)
-        ckpt_error("-o %s: %s", out, strerror(errno));
+        ckpt_error("-o %s: %s", out, fti_fs_strerror(errno));
     return fd;
 }
 
@@ -286,7 +291,7 @@ static int put_header(const fti_file_entry *e, int out, int npy)
     if (npy && hlen == 0)
         return CKPT_EXIT_USAGE;
     if (hlen && ckpt_write_all(out, hdr, hlen) != 0) {
-        ckpt_error("writing the output: %s", strerror(errno));
+        ckpt_error("writing the output: %s", fti_fs_strerror(errno));
         return CKPT_EXIT_BAD;
     }
     return CKPT_EXIT_OK;
@@ -303,13 +308,13 @@ static int mismatch(const fti_file_entry *e, const char *src)
 static int copy_plain(const char *src, const fti_file_entry *e, int out)
 {
     uint64_t sum = 0;
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int in = fti_open_read(src);
     int rc = in >= 0 && stream_var(in, e, out, &sum) == 0 ? 0 : -1;
     int err = errno;
     if (in >= 0)
         close(in);
     if (rc != 0) {
-        ckpt_error("extracting variable %d from %s: %s", e->id, src, strerror(err));
+        ckpt_error("extracting variable %d from %s: %s", e->id, src, fti_fs_strerror(err));
         return CKPT_EXIT_BAD;
     }
     return sum == e->checksum ? CKPT_EXIT_OK : mismatch(e, src);
@@ -326,7 +331,7 @@ static int copy_l4(const ckpt_tool *t, const fti_commit *c, int rank, const fti_
     int ok = again != NULL && again->nbytes == e->nbytes && o.var_ok[again - o.hdr.vars];
     int rc = CKPT_EXIT_OK;
     if (o.out_errno) {
-        ckpt_error("writing the output: %s", strerror(o.out_errno));
+        ckpt_error("writing the output: %s", fti_fs_strerror(o.out_errno));
         rc = CKPT_EXIT_BAD;
     } else if (!ok) {
         rc = mismatch(e, f.path);
@@ -361,7 +366,7 @@ static int extract_from(const ckpt_opts *o, const ckpt_tool *t, const fti_commit
     if (rc == CKPT_EXIT_OK)
         rc = s->l4 ? copy_l4(t, c, o->rank, e, out) : copy_plain(s->f.path, e, out);
     if (out != STDOUT_FILENO && close(out) != 0 && rc == CKPT_EXIT_OK) {
-        ckpt_error("-o %s: %s", o->output, strerror(errno));
+        ckpt_error("-o %s: %s", o->output, fti_fs_strerror(errno));
         rc = CKPT_EXIT_BAD;
     }
     if (rc != CKPT_EXIT_OK && out != STDOUT_FILENO)

@@ -13,6 +13,7 @@
 #include "h5_groups.h"
 #include "integrity.h"
 #include "log.h"
+#include "safe_fs.h"
 
 #define A_ORDER "fti_order"
 #define A_ID "fti_id"
@@ -196,13 +197,19 @@ static fti_err write_var(fti_ctx *ctx, hid_t f, const fti_var *v, int order, con
 static fti_err write_file(fti_ctx *ctx, const fti_commit *c, const char *tmp)
 {
     /* Created 0600 first: HDF5's truncation keeps the mode, its creation would not. */
-    int pre = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    /* Ours, new (safe_fs.h), so H5Fcreate truncates our own file by name. */
+    int pre = fti_open_new(tmp);
     if (pre < 0)
-        return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot create: %s", tmp, strerror(errno));
+        return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot create: %s", tmp, fti_fs_strerror(errno));
     close(pre);
     hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0)
         return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot create the file", tmp);
+    if (fti_check_own_file(tmp) != 0) {
+        fti_err e = fti_fail(FTI_E_IO, "HDF5 checkpoint %s: %s", tmp, fti_fs_strerror(errno));
+        H5Fclose(f);
+        return e;
+    }
     int rank = ctx->topo.app_rank;
     fti_err e = FTI_E_OK;
     if (fti_h5_put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) != 0 ||
@@ -222,7 +229,7 @@ static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path, ui
 {
     if (fti_publish_file(tmp, path, ctx->dirs.global, bytes) != 0)
         return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot sync or rename to %s: %s", tmp, path,
-                        strerror(errno));
+                        fti_fs_strerror(errno));
     return FTI_E_OK;
 }
 
@@ -343,9 +350,9 @@ static fti_err read_all(hid_t f, const char *file, const found *fd, image *im)
 
 static fti_err write_image(const image *im, const char *local)
 {
-    int fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    int fd = fti_open_new(local);
     if (fd < 0)
-        return fti_fail(FTI_E_IO, "%s: cannot create: %s", local, strerror(errno));
+        return fti_fail(FTI_E_IO, "%s: cannot create: %s", local, fti_fs_strerror(errno));
     unsigned char *h = malloc(im->hdr.data_offset);
     int rc = h == NULL ? -1 : 0;
     if (rc == 0) {
@@ -358,7 +365,7 @@ static fti_err write_image(const image *im, const char *local)
         rc = ftruncate(fd, (off_t)im->hdr.file_size) == 0 && fti_fsync(fd) == 0 ? 0 : -1;
     free(h);
     close(fd);
-    return rc == 0 ? FTI_E_OK : fti_fail(FTI_E_IO, "%s: %s", local, strerror(errno));
+    return rc == 0 ? FTI_E_OK : fti_fail(FTI_E_IO, "%s: %s", local, fti_fs_strerror(errno));
 }
 
 static fti_err check_file_attrs(hid_t f, const char *file, const fti_commit *c, int rank, int n)
@@ -408,6 +415,9 @@ static fti_err restore_from(hid_t f, const char *file, const fti_commit *c, int 
 
 static fti_err rebuild(const char *file, const char *local, const fti_commit *c, int rank)
 {
+    if (fti_check_regular(file) != 0) /* a FIFO would block H5Fopen */
+        return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "HDF5 checkpoint %s: %s", file,
+                        fti_fs_strerror(errno));
     hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
     fti_err e = f < 0 ? fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: not a readable HDF5 file", file)
                       : restore_from(f, file, c, rank, local);
@@ -424,7 +434,7 @@ static fti_err rebuild(const char *file, const char *local, const fti_commit *c,
 fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit *c, int rank)
 {
     if (access(file, R_OK) != 0)
-        return fti_fail(FTI_E_MISSING, "HDF5 checkpoint %s: %s", file, strerror(errno));
+        return fti_fail(FTI_E_MISSING, "HDF5 checkpoint %s: %s", file, fti_fs_strerror(errno));
     fti_err e = FTI_E_OK;
     H5E_BEGIN_TRY { /* a damaged file is reported once, by us, not by HDF5's stack dump */
         e = rebuild(file, out, c, rank);

@@ -13,6 +13,7 @@
 #include "h5_groups.h"
 #include "integrity.h"
 #include "log.h"
+#include "safe_fs.h"
 
 /* One row of /fti_subsets per subset written: writer rank, dataset id,
  * rank of the hyperslab, XXH3-64 of its bytes, offset[32], count[32]. */
@@ -59,8 +60,10 @@ static hid_t open_file(const char *path, MPI_Comm comm, int create)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (comm != MPI_COMM_NULL)
         H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+    /* created: our own new file (fti_open_new before); read: never a link or
+     * a FIFO, which every rank sees alike */
     hid_t f = create ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
-                     : H5Fopen(path, H5F_ACC_RDONLY, fapl);
+              : fti_check_regular(path) == 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
     H5Pclose(fapl);
     return f;
 }
@@ -185,7 +188,7 @@ fti_err fti_h5s_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     snprintf(tmp, sizeof tmp, "%.*s.tmp.h5", (int)(strlen(path) - 3), path);
     int ok = 1, rank0 = ctx->topo.app_rank == 0;
     if (rank0) { /* 0600: HDF5's truncation keeps the mode, its creation would not */
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+        int fd = fti_open_new(tmp);
         ok = fd >= 0 && close(fd) == 0;
     }
     *bytes = 0;

@@ -22,6 +22,7 @@
 #include "recover.h"
 #include "l4_pfs.h"
 #include "log.h"
+#include "safe_fs.h"
 
 /* This rank's share of its last layer: the changed bytes it wrote and the
  * protected bytes it covers (fti_dcp_report sums them over the ranks). */
@@ -105,7 +106,7 @@ static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
     uint64_t at = l->data_offset + l->data_size;
     if (fti_pwrite_full(w->fd, p, (size_t)len, (off_t)at) != 0)
         return fti_fail(FTI_E_IO, "dCP layer %s: writing a block of %llu bytes: %s", w->path,
-                        (unsigned long long)len, strerror(errno));
+                        (unsigned long long)len, fti_fs_strerror(errno));
     l->map[w->k++] = (fti_dcp_block){l->seq, at, h};
     l->data_size += len;
     return FTI_E_OK;
@@ -174,7 +175,7 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
         return e;
     if (fti_pwrite_full(w->fd, hdr, (size_t)w->l->data_offset, 0) != 0 ||
         ftruncate(w->fd, (off_t)(w->l->data_offset + w->l->data_size)) != 0 || fti_fsync(w->fd) != 0)
-        e = fti_fail(FTI_E_IO, "dCP layer %s: %s", w->path, strerror(errno));
+        e = fti_fail(FTI_E_IO, "dCP layer %s: %s", w->path, fti_fs_strerror(errno));
     free(hdr);
     return e;
 }
@@ -182,10 +183,10 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
 static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path)
 {
     if (rename(tmp, path) != 0)
-        return fti_fail(FTI_E_IO, "dCP: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        return fti_fail(FTI_E_IO, "dCP: cannot rename %s to %s: %s", tmp, path, fti_fs_strerror(errno));
     if (fti_fsync_dir(ctx->dirs.global) != 0)
         return fti_fail(FTI_E_IO, "dCP: cannot sync the directory %s: %s", ctx->dirs.global,
-                        strerror(errno));
+                        fti_fs_strerror(errno));
     return FTI_E_OK;
 }
 
@@ -199,8 +200,8 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     fti_l4_temp_path(tmp, path, "tmp");
     writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0};
     if (e == FTI_E_OK &&
-        (w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE)) < 0)
-        e = fti_fail(FTI_E_IO, "dCP layer %s: cannot create: %s", tmp, strerror(errno));
+        (w.fd = fti_open_new(tmp)) < 0)
+        e = fti_fail(FTI_E_IO, "dCP layer %s: cannot create: %s", tmp, fti_fs_strerror(errno));
     if (e == FTI_E_OK)
         e = write_layer(ctx, &w);
     if (w.fd >= 0)
@@ -253,13 +254,13 @@ fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
     int rank = ctx->topo.app_rank;
     char local[FTI_PATH_MAX]; /* renamed into place once every rank can restore */
     fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
-    int fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    int fd = fti_open_new(local);
     if (fd < 0)
         return fti_fail(FTI_E_IO, "dCP rank %d: cannot create the local file %s: %s", rank, local,
-                        strerror(errno));
+                        fti_fs_strerror(errno));
     fti_err e = fti_dcp_assemble(ctx->dirs.global, rank, c->seq, fd, local);
     if (e == FTI_E_OK && fti_fsync(fd) != 0)
-        e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, strerror(errno));
+        e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, fti_fs_strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
         e = fti_l4_verify_restored(ctx, local, c, rank, "dCP", "(its chain of layers)", NULL,
@@ -325,7 +326,7 @@ void fti_dcp_collect(fti_ctx *ctx)
             continue;
         snprintf(path, sizeof path, "%s/%s", ctx->dirs.global, ent->d_name);
         if (unlink(path) != 0 && errno != ENOENT)
-            fti_log(FTI_LOG_WARN, "dCP: cannot remove %s: %s", path, strerror(errno));
+            fti_log(FTI_LOG_WARN, "dCP: cannot remove %s: %s", path, fti_fs_strerror(errno));
     }
     closedir(d);
 }

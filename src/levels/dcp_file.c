@@ -14,6 +14,7 @@
 #include "l4_codec.h"
 #include "le_field.h"
 #include "log.h"
+#include "safe_fs.h"
 
 #define DCP_SUM_AT 120          /* header checksum: XXH3 of bytes 0..119 */
 #define DCP_MAX_CHAIN 64        /* layers open at once while assembling */
@@ -192,7 +193,7 @@ static fti_err read_region(int fd, const char *path, uint64_t n, unsigned char *
     if (*out == NULL)
         return fti_fail(FTI_E_NOMEM, "dCP layer %s: out of memory", path);
     if (fti_pread_full(fd, *out, (size_t)n, 0) != 0)
-        return fti_fail(FTI_E_CORRUPT, "dCP layer %s: truncated header: %s", path, strerror(errno));
+        return fti_fail(FTI_E_CORRUPT, "dCP layer %s: truncated header: %s", path, fti_fs_strerror(errno));
     return FTI_E_OK;
 }
 
@@ -221,10 +222,10 @@ static fti_err read_layer_fd(int fd, const char *path, int rank, uint64_t seq, f
 fti_err fti_dcp_read(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
 {
     memset(l, 0, sizeof *l);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fti_open_read(path);
     if (fd < 0)
         return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "dCP layer %s: %s", path,
-                        strerror(errno));
+                        fti_fs_strerror(errno));
     fti_err e = read_layer_fd(fd, path, rank, seq, l);
     close(fd);
     return e;
@@ -259,9 +260,9 @@ static fti_err chain_fd(chain *c, uint64_t seq, int *fd)
     if (e != FTI_E_OK)
         return e;
     fti_dcp_layer_free(&l);
-    *fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    *fd = fti_open_read(c->path);
     if (*fd < 0)
-        return fti_fail(FTI_E_IO, "dCP layer %s: %s", c->path, strerror(errno));
+        return fti_fail(FTI_E_IO, "dCP layer %s: %s", c->path, fti_fs_strerror(errno));
     c->seq[c->n] = seq;
     c->fd[c->n++] = *fd;
     return FTI_E_OK;
@@ -284,12 +285,12 @@ static fti_err copy_block(chain *c, const fti_dcp_block *b, uint64_t len, int fd
     fti_dcp_path(c->path, c->dir, c->rank, b->seq);
     if (fti_pread_full(src, buf, (size_t)len, (off_t)b->offset) != 0)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: block at %llu unreadable: %s", c->path,
-                        (unsigned long long)b->offset, strerror(errno));
+                        (unsigned long long)b->offset, fti_fs_strerror(errno));
     if (fti_hash_buffer(buf, (size_t)len) != b->hash)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: block at %llu does not match its hash "
                         "(damaged layer)", c->path, (unsigned long long)b->offset);
     if (fti_pwrite_full(fd, buf, (size_t)len, (off_t)at) != 0)
-        return fti_fail(FTI_E_IO, "%s: %s", out_name, strerror(errno));
+        return fti_fail(FTI_E_IO, "%s: %s", out_name, fti_fs_strerror(errno));
     return FTI_E_OK;
 }
 
@@ -355,7 +356,7 @@ static fti_err finish_image(const fti_file_header *image, int fd, const char *ou
     }
     if (rc == 0)
         rc = ftruncate(fd, (off_t)image->file_size);
-    return rc == 0 ? FTI_E_OK : fti_fail(FTI_E_IO, "%s: %s", out_name, strerror(errno));
+    return rc == 0 ? FTI_E_OK : fti_fail(FTI_E_IO, "%s: %s", out_name, fti_fs_strerror(errno));
 }
 
 fti_err fti_dcp_assemble(const char *dir, int rank, uint64_t seq, int fd, const char *out_name)

@@ -28,6 +28,7 @@
 #include "l3_rs.h"
 #include "levels.h"
 #include "log.h"
+#include "safe_fs.h"
 #include "watchdog.h"
 
 #define MAX_G FTI_RS_MAX_G
@@ -136,8 +137,8 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     if (e != FTI_E_OK)
         return e;
     struct stat st;
-    int data_fd = open(j.data_path, O_RDONLY | O_CLOEXEC);
-    int parity_fd = open(j.parity_path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
+    int data_fd = fti_open_read(j.data_path);
+    int parity_fd = fti_open_existing_for_write(j.parity_path);
     uint64_t mine = (data_fd >= 0 && fstat(data_fd, &st) == 0) ? (uint64_t)st.st_size : 0;
     gather_sizes(&j, mine);
     set_sizes(&j);
@@ -146,14 +147,14 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     parity_header(&j, c, ring->app_rank[ring->pos], &h, ent);
     if (data_fd < 0 || parity_fd < 0)
         e = fti_fail(FTI_E_IO, "L3: cannot open %s: %s", data_fd < 0 ? j.data_path : j.parity_path,
-                     strerror(errno));
+                     fti_fs_strerror(errno));
     int err = fti_l3_encode(&j, data_fd, parity_fd, ent[1].offset, &ent[1].checksum);
     if (e == FTI_E_OK && err == ENOMEM)
         e = fti_fail(FTI_E_NOMEM, "L3 encoding of %s: out of memory on a group member", j.parity_path);
     else if (e == FTI_E_OK && err)
-        e = fti_fail(FTI_E_IO, "L3 encoding of %s: %s", j.parity_path, strerror(err));
+        e = fti_fail(FTI_E_IO, "L3 encoding of %s: %s", j.parity_path, fti_fs_strerror(err));
     if (e == FTI_E_OK && finish_parity(parity_fd, &j, &h, ent) != 0)
-        e = fti_fail(FTI_E_IO, "L3: writing %s: %s", j.parity_path, strerror(errno));
+        e = fti_fail(FTI_E_IO, "L3: writing %s: %s", j.parity_path, fti_fs_strerror(errno));
     if (data_fd >= 0)
         close(data_fd);
     if (parity_fd >= 0)
@@ -187,7 +188,7 @@ static int load_parity(fti_ctx *ctx, l3_job *j, const fti_commit *c)
     if (!ok)
         return 0;
     unsigned char man[8 * MAX_G];
-    int fd = open(j->parity_path, O_RDONLY | O_CLOEXEC);
+    int fd = fti_open_read(j->parity_path);
     if (fd < 0 || fti_pread_full(fd, man, 8 * (size_t)j->G, (off_t)h.vars[0].offset) != 0 ||
         h.vars[1].offset != parity_offset())
         ok = 0;
@@ -251,15 +252,14 @@ static void close_io(const fti_l3_io *io)
  * by the stream. */
 static void open_io(const l3_job *j, int own, int par, const fti_rs_plan *plan, fti_l3_io *io)
 {
-    const int w = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
     int p = j->r.pos;
     io->parity_off = parity_offset();
     io->check = NULL;
-    io->data_fd = own ? open(j->data_path, O_RDONLY | O_CLOEXEC) : -1;
-    io->parity_fd = par ? open(j->parity_path, O_RDONLY | O_CLOEXEC) : -1;
-    io->out_data_fd = fti_rs_planned(plan, p) ? open(j->rebuilt_path, w, FTI_FILE_MODE) : -1;
+    io->data_fd = own ? fti_open_read(j->data_path) : -1;
+    io->parity_fd = par ? fti_open_read(j->parity_path) : -1;
+    io->out_data_fd = fti_rs_planned(plan, p) ? fti_open_new_rdwr(j->rebuilt_path) : -1;
     io->out_parity_fd =
-        fti_rs_planned(plan, j->G + p) ? open(j->parity_rebuilt_path, w, FTI_FILE_MODE) : -1;
+        fti_rs_planned(plan, j->G + p) ? fti_open_new_rdwr(j->parity_rebuilt_path) : -1;
 }
 
 /* Header and manifest of the re-created parity, once its bytes are in. */
@@ -295,7 +295,7 @@ static fti_err rebuild_lost(fti_ctx *ctx, const fti_commit *c, const l3_job *j, 
     fti_err e = FTI_E_OK;
     if (err)
         e = fti_fail(err == ENOMEM ? FTI_E_NOMEM : FTI_E_IO, "L3: rebuilding %s: %s",
-                     make_data ? j->data_path : j->parity_path, strerror(err));
+                     make_data ? j->data_path : j->parity_path, fti_fs_strerror(err));
     if (e == FTI_E_OK && make_data)
         e = check_decoded(ctx, c, j, &chk);
     else if (make_data)

@@ -23,6 +23,7 @@
 #include "levels.h"
 #include "log.h"
 #include "post.h"
+#include "safe_fs.h"
 
 /* With no local copy kept, this rank's local file goes as soon as its global
  * copy is complete, where the post-processing runs (the helper thread: off
@@ -36,7 +37,7 @@ static void drop_local(fti_ctx *ctx, const fti_commit *c)
         return;
     char local[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, local, 4, c->slot, ctx->topo.app_rank);
-    int fd = open(local, O_RDONLY | O_CLOEXEC);
+    int fd = fti_open_read(local);
     if (fd < 0)
         return;
     fti_file_header h;
@@ -47,7 +48,7 @@ static void drop_local(fti_ctx *ctx, const fti_commit *c)
     fti_file_header_free(&ctx->rec.l4_written);
     ctx->rec.l4_written = h;
     if (unlink(local) != 0)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", local, strerror(errno));
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", local, fti_fs_strerror(errno));
 }
 
 static fti_err l4_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
@@ -156,7 +157,7 @@ fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c)
     fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
     if (rename(rebuilt, local) != 0) {
         e = fti_fail(FTI_E_IO, "L4 rank %d: cannot rename %s to %s: %s", rank, rebuilt, local,
-                     strerror(errno));
+                     fti_fs_strerror(errno));
         unlink(rebuilt);
     }
     return e;
@@ -170,15 +171,15 @@ static void l4_remove(fti_ctx *ctx, int slot)
         return;
     fti_path_global(&ctx->dirs, path, slot, ctx->topo.app_rank);
     if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
     fti_path_global_h5(&ctx->dirs, path, slot, ctx->topo.app_rank);
     if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
     if (ctx->topo.app_rank != 0)
         return;
     fti_path_global_shared(&ctx->dirs, path, slot);
     if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, strerror(errno));
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
 }
 
 const fti_level_ops fti_l4_ops = {.level = 4, .name = "L4 global", .post = l4_post,

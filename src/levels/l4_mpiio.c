@@ -28,6 +28,7 @@
 #include "levels.h"
 #include "le_field.h"
 #include "log.h"
+#include "safe_fs.h"
 
 #define SH_MAGIC FTI_L4SH_MAGIC
 #define SH_VERSION FTI_L4SH_VERSION
@@ -153,8 +154,8 @@ static fti_err alloc_buffers(sh_writer *w)
 static fti_err open_packed(sh_writer *w)
 {
     struct stat st;
-    if ((w->fd = open(w->packed, O_RDONLY | O_CLOEXEC)) < 0 || fstat(w->fd, &st) != 0)
-        return fti_fail(FTI_E_MISSING, "%s: cannot read %s: %s", w->who.s, w->packed, strerror(errno));
+    if ((w->fd = fti_open_read(w->packed)) < 0 || fstat(w->fd, &st) != 0)
+        return fti_fail(FTI_E_MISSING, "%s: cannot read %s: %s", w->who.s, w->packed, fti_fs_strerror(errno));
     w->len = (uint64_t)st.st_size;
     fti_l4_io_fd(&w->src, &w->fd);
     return FTI_E_OK;
@@ -232,12 +233,12 @@ static fti_err write_rounds(sh_writer *w, MPI_File fh, uint64_t rounds)
         size_t n = e == FTI_E_OK && at < w->len ? (size_t)(w->len - at < w->chunk ? w->len - at : w->chunk) : 0;
         if (n > 0 && w->src.read(w->src.arg, w->buf, n, at) != 0) {
             e = fti_fail(FTI_E_IO, "%s: cannot read %s at offset %llu: %s", w->who.s, w->packed,
-                         (ull)at, strerror(errno));
+                         (ull)at, fti_fs_strerror(errno));
             n = 0;
         }
         if (n > 0 && fti_fault_on_write(-1, n, (off_t)(w->offset + at)) != 0) {
             e = fti_fail(FTI_E_IO, "%s: cannot write %llu bytes of %s at offset %llu: %s", w->who.s,
-                         (ull)n, w->tmp, (ull)(w->offset + at), strerror(errno));
+                         (ull)n, w->tmp, (ull)(w->offset + at), fti_fs_strerror(errno));
             n = 0;
         }
         MPI_Status st;
@@ -293,15 +294,17 @@ static void place_pieces(sh_writer *w, uint64_t *rounds, uint64_t *total)
     MPI_Gather(me, 2, MPI_UINT64_T, w->all, 2, MPI_UINT64_T, 0, comm);
 }
 
-/* MPI_File_open creates files with the umask's mode; checkpoint files are
- * private (0600), so rank 0 creates it first. An error shows in the open. */
-static void precreate(const char *path)
+/* MPI_File_open creates files with the umask's mode and follows links;
+ * checkpoint files are private (0600), so rank 0 creates it first, as a
+ * regular file of this user (safe_fs.h), and no rank opens it otherwise. */
+static fti_err precreate(const sh_writer *w)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
-    if (fd >= 0) {
-        fchmod(fd, FTI_FILE_MODE); /* a stale file of an interrupted attempt */
-        close(fd);
-    }
+    int fd = fti_open_existing_for_write(w->tmp); /* mode reset: a stale attempt's file */
+    if (fd < 0)
+        return fti_fail(FTI_E_IO, "%s: cannot create the shared global file %s: %s", w->who.s,
+                        w->tmp, fti_fs_strerror(errno));
+    close(fd);
+    return FTI_E_OK;
 }
 
 /* Collective: the whole shared file under its temporary name. */
@@ -311,10 +314,14 @@ static fti_err write_shared(sh_writer *w)
     place_pieces(w, &rounds, &total);
     char msg[MPI_MAX_ERROR_STRING];
     MPI_File fh;
+    fti_err pre = FTI_E_OK;
     if (w->ctx->topo.app_rank == 0) {
         fti_l4_reuse_old(w->final, w->tmp); /* overwritten in place, as the POSIX files */
-        precreate(w->tmp);
+        pre = precreate(w);
     }
+    if ((pre = agreed(w->comm, w->ctx->topo.app_rank, pre, "creating the shared global file")) !=
+        FTI_E_OK)
+        return pre;
     int rc = MPI_File_open(w->comm, w->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     fti_err e = rc == MPI_SUCCESS ? FTI_E_OK
                                   : fti_fail(FTI_E_IO, "%s: cannot create the shared global file %s: %s",
@@ -345,10 +352,10 @@ static fti_err publish(sh_writer *w)
     if (ctx->topo.app_rank == 0) {
         if (rename(w->tmp, w->final) != 0)
             e = fti_fail(FTI_E_IO, "%s: cannot rename %s to %s: %s", w->who.s, w->tmp, w->final,
-                         strerror(errno));
+                         fti_fs_strerror(errno));
         else if (fti_fsync_dir(ctx->dirs.global) != 0)
             e = fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", w->who.s,
-                         ctx->dirs.global, strerror(errno));
+                         ctx->dirs.global, fti_fs_strerror(errno));
         else if (ctx->cfg.keep_l4_ckpt)
             fti_l4_archive(ctx, w->c->id, -1, w->final);
     }
@@ -495,6 +502,12 @@ fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     char path[FTI_PATH_MAX], msg[MPI_MAX_ERROR_STRING];
     fti_path_global_shared(&ctx->dirs, path, c->slot);
     MPI_File fh;
+    int regular = fti_check_regular(path) == 0, err = errno; /* a FIFO would block the open */
+    if (!fti_all_ok(ctx->topo.app, regular))
+        return !need ? FTI_E_OK
+                     : fti_fail(FTI_E_MISSING, "L4 rank %d: local file lost and the shared global "
+                                "file %s cannot be opened: %s", ctx->topo.app_rank, path,
+                                regular ? "failed on another rank" : fti_fs_strerror(err));
     int rc = MPI_File_open(ctx->topo.app, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     int all_open = fti_all_ok(ctx->topo.app, rc == MPI_SUCCESS);
     fti_err e = FTI_E_OK;
@@ -514,6 +527,9 @@ fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c)
     char path[FTI_PATH_MAX], msg[MPI_MAX_ERROR_STRING];
     fti_path_global_shared(&ctx->dirs, path, c->slot);
     MPI_File fh;
+    if (fti_check_regular(path) != 0)
+        return fti_fail(FTI_E_MISSING, "L4 rank %d: no local file and the shared global file %s "
+                        "cannot be opened: %s", ctx->topo.app_rank, path, fti_fs_strerror(errno));
     int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS)
         return fti_fail(FTI_E_MISSING, "L4 rank %d: no local file and the shared global file %s "

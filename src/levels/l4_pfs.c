@@ -21,6 +21,7 @@
 #include "l4_pfs.h"
 #include "levels.h"
 #include "log.h"
+#include "safe_fs.h"
 
 void fti_l4_who_of(fti_l4_who *w, int rank)
 {
@@ -73,17 +74,17 @@ static fti_err pack_into(const fti_ctx *ctx, const fti_commit *c, const fti_l4_n
                          const fti_l4_io *src, uint64_t size, const fti_file_header *h,
                          uint64_t *out_size)
 {
-    int out = open(nm->dst, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
+    int out = fti_open_existing_for_write(nm->dst);
     if (out < 0)
-        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", nm->who, nm->dst, strerror(errno));
+        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", nm->who, nm->dst, fti_fs_strerror(errno));
     fti_l4_span *spans = NULL;
     int n = c->codec == FTI_CODEC_NONE || h == NULL ? 0 : fti_l4_float_spans(h, &spans);
     fti_err e = pack_io(ctx, c, nm, src, size, spans, n, out, out_size);
     free(spans);
     if (e == FTI_E_OK && ftruncate(out, (off_t)*out_size) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot set the size of %s: %s", nm->who, nm->dst, strerror(errno));
+        e = fti_fail(FTI_E_IO, "%s: cannot set the size of %s: %s", nm->who, nm->dst, fti_fs_strerror(errno));
     if (e == FTI_E_OK && fti_fsync(out) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", nm->who, nm->dst, strerror(errno));
+        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", nm->who, nm->dst, fti_fs_strerror(errno));
     close(out);
     return e;
 }
@@ -102,10 +103,10 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
 {
     fti_l4_names nm = {who, local, dst};
     struct stat st;
-    int in = open(local, O_RDONLY | O_CLOEXEC);
+    int in = fti_open_read(local);
     if (in < 0 || fstat(in, &st) != 0) {
         fti_err e = fti_fail(FTI_E_MISSING, "%s: cannot read the local file %s: %s", who, local,
-                             strerror(errno));
+                             fti_fs_strerror(errno));
         if (in >= 0)
             close(in);
         return e;
@@ -145,16 +146,16 @@ fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4
     char rebuilt[FTI_PATH_MAX];
     fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
     fti_l4_names nm = {who.s, src_name, rebuilt};
-    int fd = open(rebuilt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
+    int fd = fti_open_new(rebuilt);
     if (fd < 0)
-        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", who.s, rebuilt, strerror(errno));
+        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", who.s, rebuilt, fti_fs_strerror(errno));
     fti_l4_io dst;
     fti_l4_io_fd(&dst, &fd);
     uint64_t size = 0;
     fti_err e = c->codec == FTI_CODEC_NONE ? fti_l4_copy(src, avail, &dst, fti_l4_chunk(ctx), &nm)
                                            : fti_l4_decode(src, avail, &dst, &nm, &size);
     if (e == FTI_E_OK && fti_fsync(fd) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, strerror(errno));
+        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, fti_fs_strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
         e = rank == ctx->topo.app_rank
@@ -180,16 +181,16 @@ void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)
     char dir[FTI_PATH_MAX], dst[FTI_PATH_MAX];
     fti_path_archive_dir(&ctx->dirs, dir);
     fti_path_archive(&ctx->dirs, dst, (long long)id, rank);
-    if (fti_mkdirs(dir) != 0) {
-        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot create the archive directory %s: %s", dir,
-                strerror(errno));
+    char why[FTI_PATH_MAX + 512];
+    if (fti_job_mkdirs(ctx->dirs.global, dir, ctx->cfg.group_shared_dirs, why, sizeof why) != 0) {
+        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot use the archive directory: %s", why);
         return;
     }
     unlink(dst); /* an earlier checkpoint with this id, or an attempt never committed */
     /* A hard link costs nothing; the global file is later replaced by a
      * rename, never rewritten in place, so the archived bytes stay. */
     if (link(file, dst) != 0 && fti_copy_file(file, dst) != 0)
-        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot archive %s as %s: %s", file, dst, strerror(errno));
+        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot archive %s as %s: %s", file, dst, fti_fs_strerror(errno));
 }
 
 /* ---- POSIX: one global file per rank --------------------------------------- */
@@ -201,13 +202,13 @@ static fti_err publish(const fti_ctx *ctx, const fti_commit *c, int rank, const 
 {
     if (rename(tmp, global) != 0) {
         fti_err e = fti_fail(FTI_E_IO, "%s: cannot rename %s to %s: %s", who, tmp, global,
-                             strerror(errno));
+                             fti_fs_strerror(errno));
         unlink(tmp);
         return e;
     }
     if (fti_fsync_dir(ctx->dirs.global) != 0)
         return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who, ctx->dirs.global,
-                        strerror(errno));
+                        fti_fs_strerror(errno));
     fti_fault_wrote(fti_level_phase(4), global, 0, 0);
     if (ctx->cfg.keep_l4_ckpt)
         fti_l4_archive(ctx, c->id, rank, global);
@@ -277,10 +278,10 @@ fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)
     char global[FTI_PATH_MAX];
     fti_path_global(&ctx->dirs, global, c->slot, rank);
     struct stat st;
-    int fd = open(global, O_RDONLY | O_CLOEXEC);
+    int fd = fti_open_read(global);
     if (fd < 0 || fstat(fd, &st) != 0) {
         fti_err e = fti_fail(FTI_E_MISSING, "%s: local file lost and the global copy %s cannot be "
-                             "read: %s", who.s, global, strerror(errno));
+                             "read: %s", who.s, global, fti_fs_strerror(errno));
         if (fd >= 0)
             close(fd);
         return e;

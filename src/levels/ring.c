@@ -10,6 +10,7 @@
 
 #include "fio.h"
 #include "log.h"
+#include "safe_fs.h"
 #include "watchdog.h"
 
 void fti_ring_of(const fti_ctx *ctx, fti_ring *ring)
@@ -110,7 +111,7 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
     int can_recv = 1, peer_can_recv = 1;
     snd->fd = rcv->fd = -1;
     if (to != MPI_PROC_NULL) {
-        snd->fd = open(send_path, O_RDONLY | O_CLOEXEC);
+        snd->fd = fti_open_read(send_path);
         if (snd->fd < 0 || fstat(snd->fd, &st) != 0)
             snd->err = errno;
         else
@@ -131,7 +132,7 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
             mysize = NOT_READY;
     }
     if (from != MPI_PROC_NULL) {
-        rcv->fd = open(recv_path, O_WRONLY | O_CREAT | O_CLOEXEC, FTI_FILE_MODE);
+        rcv->fd = fti_open_existing_for_write(recv_path);
         rcv->buf[0] = fti_io_alloc(chunk);
         rcv->buf[1] = fti_io_alloc(chunk);
         if (rcv->fd < 0)
@@ -164,9 +165,9 @@ static fti_err finish(side *snd, const char *send_path, side *rcv, const char *r
     if (rcv->fd >= 0)
         close(rcv->fd);
     if (snd->err)
-        e = fti_fail(FTI_E_IO, "sending %s: %s", send_path, strerror(snd->err));
+        e = fti_fail(FTI_E_IO, "sending %s: %s", send_path, fti_fs_strerror(snd->err));
     if (rcv->err)
-        e = fti_fail(FTI_E_IO, "receiving into %s: %s", recv_path, strerror(rcv->err));
+        e = fti_fail(FTI_E_IO, "receiving into %s: %s", recv_path, fti_fs_strerror(rcv->err));
     return e;
 }
 

@@ -54,10 +54,16 @@ expect_refused "lock link" "$T/(meta|global)/$E/lock.*symbolic link" \
 outside_unchanged "lock link"
 pass "a link at the lock file is refused, naming it; its target is unchanged"
 
-# The commit record's temporary file: links for the next 3000 process ids.
+# The commit record's temporary file: links for the next 1500 process ids (pids
+# are handed out in order here; before the fix one of them was the commit's).
 fresh; job_dirs
-PID_MAX=$(cat /proc/sys/kernel/pid_max 2> /dev/null || echo 32768)
-for ((p = $$; p < $$ + 3000; p++)); do ln -s "$VICTIM" "$T/meta/$E/commit.tmp.$((p % PID_MAX))"; done
+python3 - "$VICTIM" "$T/meta/$E" $$ <<'PY'
+import os, sys
+victim, folder, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pid_max = int(open("/proc/sys/kernel/pid_max").read())
+for p in range(pid, pid + 1500):
+    os.symlink(victim, "%s/commit.tmp.%d" % (folder, p % pid_max))
+PY
 run_nodes 4 1 "$P" "$T/c.fti" write 5 1 > "$T/out" 2>&1 || { cat "$T/out"; fail "commit with links planted"; }
 outside_unchanged "commit temporary links"
 [ -f "$T/meta/$E/commit" ] && [ ! -L "$T/meta/$E/commit" ] || fail "the commit record is not a regular file"
