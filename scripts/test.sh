@@ -12,7 +12,8 @@
 # Run as root, the main ctest run itself runs as an unprivileged user
 # (FTI_TEST_USER, default fti-ci, created with useradd if missing; through
 # setpriv or runuser), proving the suite needs no privilege; only the *_ns
-# tests then run as root. When that user cannot be made or cannot read the
+# tests and the *_root tests (files planted as a second user, nobody) then
+# run as root. When that user cannot be made or cannot read the
 # tree, everything runs as root, with a note. --no-root (or
 # FTI_TEST_UNPRIVILEGED=0) runs everything as the current user.
 #
@@ -76,7 +77,7 @@ unprivileged_prefix() {
 }
 
 # main_run CTEST_ARGS...: the whole suite; as root, as the unprivileged user
-# (the build handed to it for the run) and then the *_ns tests as root.
+# (the build handed to it for the run) and then the *_ns and *_root tests as root.
 main_run() {
   local as user="${FTI_TEST_USER:-fti-ci}" home urc=0
   if [ "$NO_ROOT" -eq 1 ] || [ "${FTI_TEST_UNPRIVILEGED:-1}" != 1 ] || [ $# -gt 0 ] ||
@@ -86,11 +87,11 @@ main_run() {
   echo "== test as unprivileged user $user (no root, no mount namespaces)"
   home="$(mktemp -d /tmp/fti-unpriv.XXXXXX)"
   chown -R "$user" "$BUILD" "$home"
-  HOME="$home" run_ctest_as "$as" -LE timing -E '_ns$' || urc=$?
+  HOME="$home" run_ctest_as "$as" -LE timing -E '_ns$|_root$' || urc=$?
   chown -R 0:0 "$BUILD"
   rm -rf "$home"
-  echo "== test as root: mount-namespace node simulation (*_ns)"
-  run_ctest -LE timing -R '_ns$' || urc=$?
+  echo "== test as root: mount-namespace node simulation (*_ns), a second user's files (*_root)"
+  run_ctest -LE timing -R '_ns$|_root$' || urc=$?
   return "$urc"
 }
 

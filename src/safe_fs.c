@@ -318,7 +318,7 @@ int fti_job_mkdirs(const char *root, const char *dir, int group_shared, char *wh
     buf[rl] = '\0';
     if (fti_mkdirs(buf) != 0) { /* the user's folder: made if missing, not judged */
         int err = errno;
-        return dir_fail(err, why, n, "cannot create folder %s: %s", buf, strerror(err));
+        return dir_fail(err, why, n, "cannot create directory %s: %s", dir, strerror(err));
     }
     buf[rl] = dir[rl];
     for (char *p = buf + rl; *p != '\0';) {
@@ -332,7 +332,7 @@ int fti_job_mkdirs(const char *root, const char *dir, int group_shared, char *wh
         *p = '\0';
         if (mkdir(buf, FTI_DIR_MODE) != 0 && errno != EEXIST) {
             int err = errno;
-            return dir_fail(err, why, n, "cannot create folder %s: %s", buf, strerror(err));
+            return dir_fail(err, why, n, "cannot create directory %s: %s", buf, strerror(err));
         }
         if (fti_job_dir_check(buf, group_shared, why, n) != 0)
             return -1;
