@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "fio.h"
 #include "safe_fs.h"
 
 static char dir[1024];
@@ -260,6 +261,46 @@ static void test_mkdirs_refuses_writable(void **state)
     assert_int_equal(fti_job_mkdirs(dir, d, 0, why, sizeof why), 0);
 }
 
+/* Temporary names (the commit record's): "<path>.tmp.<pid>.<16 hex>", never
+ * the same twice, so nobody can plant a link at the next one. */
+static void test_temp_name_unguessable(void **state)
+{
+    (void)state;
+    char a[1300], b[1300], prefix[1300];
+    assert_int_equal(fti_temp_name(a, sizeof a, path), 0);
+    assert_int_equal(fti_temp_name(b, sizeof b, path), 0);
+    snprintf(prefix, sizeof prefix, "%s.tmp.%d.", path, (int)getpid());
+    assert_int_equal(strncmp(a, prefix, strlen(prefix)), 0);
+    assert_int_equal(strlen(a), strlen(prefix) + 16);
+    assert_string_not_equal(a, b);
+    char tiny[8];
+    assert_int_equal(fti_temp_name(tiny, sizeof tiny, path), -1);
+    assert_int_equal(errno, ENAMETOOLONG);
+}
+
+/* What HDF5 and MPI-IO are given by name is checked first. */
+static void test_check_by_name(void **state)
+{
+    (void)state;
+    put(path, "ours", 0600);
+    assert_int_equal(fti_check_regular(path), 0);
+    assert_int_equal(fti_check_own_file(path), 0);
+    assert_int_equal(link(path, victim), 0);
+    assert_int_equal(fti_check_own_file(path), -1);
+    assert_int_equal(errno, FTI_FS_ELINKED);
+    unlink(victim);
+    unlink(path);
+    plant_link();
+    assert_int_equal(fti_check_regular(path), -1);
+    assert_int_equal(errno, FTI_FS_ESYMLINK);
+    assert_int_equal(fti_check_own_file(path), -1);
+    assert_int_equal(errno, FTI_FS_ESYMLINK);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(fti_check_regular(path), -1);
+    assert_int_equal(errno, FTI_FS_ENOTREG);
+}
+
 /* Needs root to give a folder and a file to another user (nobody). */
 static void test_foreign_owner(void **state)
 {
@@ -305,6 +346,8 @@ int main(void)
         T(test_mkdirs_creates_private),
         T(test_mkdirs_refuses_link),
         T(test_mkdirs_refuses_writable),
+        T(test_temp_name_unguessable),
+        T(test_check_by_name),
         T(test_foreign_owner),
     };
 #undef T
