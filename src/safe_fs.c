@@ -251,7 +251,8 @@ __attribute__((format(printf, 4, 5))) static int dir_fail(int err, char *why, si
 
 #define RELAX_KEY "[advanced] group_shared_dirs = 1"
 
-/* An existing folder that is ours by type; owner and mode judged here. */
+/* An existing folder that is ours by type; owner and mode judged here,
+ * another user's first (its mode is not ours to change). */
 static int judge_dir_owner(const char *dir, const struct stat *st, int group_shared, char *why,
                            size_t n)
 {
@@ -259,15 +260,15 @@ static int judge_dir_owner(const char *dir, const struct stat *st, int group_sha
     unsigned mode = (unsigned)(st->st_mode & 07777);
     user_name(st->st_uid, owner, sizeof owner);
     group_name(st->st_gid, group, sizeof group);
+    if (st->st_uid != geteuid() && !group_shared)
+        return dir_fail(FTI_FS_EFOREIGN, why, n, "folder %s is owned by %s (group %s, mode %04o), "
+                        "not by this user: a job uses only folders it owns; remove it, or set "
+                        RELAX_KEY " to share folders within a group", dir, owner, group, mode);
     if (st->st_mode & S_IWOTH)
         return dir_fail(EPERM, why, n, "folder %s (owner %s, group %s, mode %04o) can be written "
                         "by every user, who could plant links or files in it: chmod o-w it or "
                         "remove it (never accepted, not even with " RELAX_KEY ")",
                         dir, owner, group, mode);
-    if (st->st_uid != geteuid() && !group_shared)
-        return dir_fail(FTI_FS_EFOREIGN, why, n, "folder %s is owned by %s (group %s, mode %04o), "
-                        "not by this user: a job uses only folders it owns; remove it, or set "
-                        RELAX_KEY " to share folders within a group", dir, owner, group, mode);
     if (st->st_uid != geteuid() && !in_my_groups(st->st_gid))
         return dir_fail(FTI_FS_EFOREIGN, why, n, "folder %s is owned by %s and group %s (mode "
                         "%04o): neither this user nor one of its groups (" RELAX_KEY " accepts "

@@ -57,17 +57,18 @@ expect_refused "planted lock" "$T/(meta|global)/$E/lock.*owned by another user" 
 planted_intact "$T/meta/$E/lock"; planted_intact "$T/global/$E/lock"
 pass "another user's file at the lock file is refused, naming it"
 
-# The exec_id folder made first by another user, mode 0777.
-for key in 0 1; do
+# The exec_id folder made first by another user, mode 0777: refused naming
+# its owner; with group_shared_dirs = 1, refused as writable by every user.
+for want in "0:is owned by nobody \(uid [0-9]+\).*mode 0777\), not by this user" \
+            "1:\(owner nobody \(uid [0-9]+\).*mode 0777\) can be written by every user"; do
+  key="${want%%:*}"
   fresh; chmod 0777 "$T/global"
   as_nobody mkdir -m 0777 "$T/global/$E"
   write_config "$T/c.fti" restart.exec_id=$E advanced.group_shared_dirs=$key
-  expect_refused "nobody's folder (group_shared_dirs = $key)" \
-    "folder $T/global/$E .*nobody.*(can be written by every user|not by this user)" \
+  expect_refused "nobody's folder (group_shared_dirs = $key)" "folder $T/global/$E ${want#*:}" \
     "${MPI4[@]}" "$P" "$T/c.fti" write 5 4
   [ -z "$(ls -A "$T/global/$E")" ] || fail "files written into nobody's folder: $(ls "$T/global/$E")"
 done
-grep -q "can be written by every user" "$T/out" || { cat "$T/out"; fail "a world-writable folder is not named as such with group_shared_dirs = 1"; }
 pass "an exec_id folder another user made (0777) is refused naming its owner, also with group_shared_dirs = 1"
 
 # Made by nobody in group root, mode 0770: refused by default, shared with the key.
