@@ -143,6 +143,7 @@ static fti_err plan_layer(fti_ctx *ctx, const fti_commit *c, const fti_dcp_layer
     l->image.ckpt_id = c->id;
     l->image.level = 4;
     l->image.rank = (uint32_t)ctx->topo.app_rank;
+    l->image.nonce = c->nonce; /* the image restored from this layer is c's */
     l->rank = (uint32_t)ctx->topo.app_rank;
     l->seq = c->seq;
     l->base_seq = prev != NULL ? prev->base_seq : c->seq;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# A checkpoint belongs to one job. Jobs A and B share exec_id, ckpt_dir and
+# glbl_dir but not meta_dir (each has its own commit record); B's data
+# differs (CKPT_PROG_SALT) under the same seeds and checkpoint ids, so its
+# files carry the names, sequence numbers, levels, ids and sizes of A's.
+# Sequential: B checkpoints after A, over A's files; A's restart must never
+# restore B's bytes: it refuses each of B's files, naming it as another
+# job's checkpoint, and falls back to a checkpoint of its own or is refused.
+# Concurrent: while A runs, B is refused by the lock in the data folders.
+# Four simulated nodes (local_test = 1), no privileges needed.
+source "$(dirname "$0")/lib.sh"
+P="$PROGS/test_prog_ckpt_prog"
+write_config "$T/a.fti" meta_dir="$T/meta-a" restart.exec_id=shared
+write_config "$T/b.fti" meta_dir="$T/meta-b" restart.exec_id=shared
+A() { run_nodes 4 1 "$P" "$T/a.fti" "$@"; }
+B() { CKPT_PROG_SALT=77 run_nodes 4 1 "$P" "$T/b.fti" "$@"; }
+NONCE="nonce [0-9a-f]\{16\}, expected [0-9a-f]\{16\}"
+
+reset() { rm -rf "$T/nodes" "$T/global" "$T/meta-a" "$T/meta-b"; mkdir -p "$T/nodes" "$T/global"; }
+step() { local who="$1"; shift; "$who" "$@" > "$T/out" 2>&1 || { cat "$T/out"; fail "job $who: $*"; }; }
+
+# restart_refused CASE PATTERN: A's restart restores nothing and names a file
+# matching PATTERN as another job's checkpoint.
+restart_refused() {
+  A check 5 > "$T/out" 2>&1 && { cat "$T/out"; fail "$1: job A restarted from job B's files"; }
+  grep -q "restored bytes" "$T/out" && { cat "$T/out"; fail "$1: job A restored bytes"; }
+  grep -q "refused: .*/$2: holds another job's checkpoint ($NONCE)" "$T/out" ||
+    { cat "$T/out"; fail "$1: the refusal does not name job B's file $2"; }
+}
+
+reset
+step A write 5 1
+step B write 5 1
+restart_refused L1 "l1-s0-rank[0-3].fti"
+pass "L1: job A refuses job B's files written over its own, naming them"
+
+reset
+step A write 5 4
+step B write 5 4
+restart_refused L4 "l4-s0-rank[0-3].fti"
+pass "L4: job A refuses job B's files written over its own, naming them"
+
+# Mix: A commits L1 #1 (id 5) then L4 #2 (id 6); B commits L2 #1 (other
+# files) then L4 #2 (id 6) over A's L4 files. A must refuse #2 and fall back
+# to its own L1 #1, every byte of it.
+reset
+step A write 5 1
+step A write 6 4
+step B write 9 2
+step B write 6 4
+A check 5 > "$T/out" 2>&1 || { cat "$T/out"; fail "mix: job A's restart from its own L1 checkpoint"; }
+grep -q "PASS: restored bytes identical" "$T/out" || { cat "$T/out"; fail "mix: job A's bytes not restored"; }
+grep -q "refused: .*/l4-s0-rank[0-3].fti: holds another job's checkpoint ($NONCE)" "$T/out" ||
+  { cat "$T/out"; fail "mix: job B's L4 files were not refused by name"; }
+pass "L1+L4: job A refuses job B's L4 files and falls back to its own L1 checkpoint"
+
+# Concurrent: A holds its lock (lock_prog); B, with another meta_dir, must be
+# refused by the lock in the data folders, naming A and the lock file.
+reset
+L="$PROGS/test_prog_lock_prog"
+write_config "$T/la.fti" node_size=2 group_size=1 meta_dir="$T/meta-a" restart.exec_id=shared
+write_config "$T/lb.fti" node_size=2 group_size=1 meta_dir="$T/meta-b" restart.exec_id=shared
+rm -f "$T/ready" "$T/stop"
+"$MPIEXEC" -n 2 -bind-to none "$L" "$T/la.fti" hold "$T/ready" "$T/stop" > "$T/a.out" 2>&1 &
+A_PID=$!
+for _ in $(seq 1200); do
+  [ -s "$T/ready" ] && break
+  kill -0 "$A_PID" 2> /dev/null || break
+  sleep 0.1
+done
+[ -s "$T/ready" ] || { cat "$T/a.out"; fail "job A did not start"; }
+A_RANK0=$(cat "$T/ready")
+set +e; "$MPIEXEC" -n 2 -bind-to none "$L" "$T/lb.fti" init > "$T/b.out" 2>&1; rc=$?; set -e
+touch "$T/stop"
+wait "$A_PID" || { cat "$T/a.out"; fail "job A failed"; }
+[ "$rc" = 3 ] || { cat "$T/b.out"; fail "job B: exit $rc, expected FTI_Init to return FTI_NSCS (3)"; }
+grep -q "in use by another job (host $(hostname), pid $A_RANK0; lock file $T/global/shared/lock)" "$T/b.out" ||
+  { cat "$T/b.out"; fail "job B: the error does not name job A and the lock in glbl_dir"; }
+[ ! -e "$T/global/shared/lock" ] || fail "job A's end left its lock in glbl_dir"
+[ ! -e "$T/nodes/node0/shared/lock" ] || fail "job A's end left its lock in the node folder"
+pass "a job with another meta_dir is refused by the lock where the data lives"
