@@ -1,5 +1,6 @@
 #include "fio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -126,10 +127,13 @@ int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_
     return 0;
 }
 
+/* fti_write_atomic's temporary name: path + TMP_INFIX + the writer's pid. */
+#define TMP_INFIX ".tmp."
+
 int fti_write_atomic(const char *path, const void *data, size_t n)
 {
     char tmp[PATH_MAX], dir[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
+    if (snprintf(tmp, sizeof tmp, "%s" TMP_INFIX "%d", path, (int)getpid()) >= (int)sizeof tmp) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -230,4 +234,29 @@ const void *fti_map_in_memory(int fd, uint64_t size)
         return NULL;
     void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+int fti_write_atomic_remove_stale(const char *path)
+{
+    char dir[PATH_MAX], prefix[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    snprintf(prefix, sizeof prefix, "%s" TMP_INFIX, base);
+    if (slash != NULL)
+        *slash = '\0';
+    DIR *d = opendir(slash == NULL ? "." : slash == dir ? "/" : dir);
+    if (d == NULL)
+        return 0;
+    int removed = 0;
+    struct dirent *de;
+    struct stat st;
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        removed += unlinkat(dirfd(d), de->d_name, 0) == 0;
+    }
+    closedir(d);
+    return removed;
 }

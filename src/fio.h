@@ -33,6 +33,11 @@ int fti_fsync_dir(const char *dir);
 /* Writes `n` bytes to `path` atomically: temp file, fsync, rename, fsync dir. */
 int fti_write_atomic(const char *path, const void *data, size_t n);
 
+/* Removes the temporary files fti_write_atomic(path, ...) leaves when its
+ * writer is killed (regular files only); the caller makes sure no writer of
+ * path is running (it holds the lock of path's folder). Returns how many. */
+int fti_write_atomic_remove_stale(const char *path);
+
 /* Makes the written file tmp durable under the name path, in directory dir:
  * fsync, rename, fsync of dir; *size gets its size. 0, or -1 (errno). */
 int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_t *size);

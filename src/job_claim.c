@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fio.h"
 #include "integrity.h"
 #include "log.h"
 #include "walltime.h"
@@ -127,6 +128,18 @@ static fti_err report_other(const fti_ctx *ctx, uint64_t word)
                     strerror(err));
 }
 
+/* The commit record's temporary files of killed jobs: nobody writes the
+ * record while this job holds its folder's lock, and this job has not yet. */
+static void remove_stale_temps(const fti_ctx *ctx)
+{
+    if (!ctx->locks[LOCK_META].held)
+        return;
+    int n = fti_write_atomic_remove_stale(ctx->dirs.commit);
+    if (n > 0)
+        fti_log(FTI_LOG_INFO, "removed %d temporary file%s of the commit record %s left by a "
+                "job that was killed while writing it", n, n > 1 ? "s" : "", ctx->dirs.commit);
+}
+
 fti_err fti_job_claim(fti_ctx *ctx)
 {
     int failed = -1;
@@ -144,8 +157,10 @@ fti_err fti_job_claim(fti_ctx *ctx)
     fti_watched_allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, ctx->topo.global,
                           "agreement on the checkpoint set's locks");
     ctx->nonce = all[1] << 32 | all[2];
-    if (all[0] == 0)
+    if (all[0] == 0) {
+        remove_stale_temps(ctx);
         return FTI_E_OK;
+    }
     fti_job_claim_release(ctx); /* ours are of no use: the job stops here */
     return all[0] == mine[0] ? e : report_other(ctx, all[0]);
 }
