@@ -124,6 +124,15 @@ int fti_h5_get_attr(hid_t obj, const char *name, hid_t type, void *v)
     return rc;
 }
 
+int fti_h5_get_nonce(hid_t f, uint64_t *nonce)
+{
+    *nonce = 0;
+    htri_t has = H5Aexists(f, "fti_nonce");
+    if (has < 0)
+        return -1;
+    return has > 0 ? fti_h5_get_attr(f, "fti_nonce", H5T_NATIVE_UINT64, nonce) : 0;
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 /* The dataset's path: group of FTI_DefineDataset, then the variable's name
@@ -373,8 +382,8 @@ static fti_err check_file_attrs(hid_t f, const char *file, const fti_commit *c, 
         return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: holds rank %d checkpoint #%llu with %d "
                         "variables (%d found), expected rank %d checkpoint #%llu", file, r,
                         (unsigned long long)seq, nvars, n, rank, (unsigned long long)c->seq);
-    uint64_t nonce = 0; /* absent: a file written before nonces (docs/FORMAT.md) */
-    if (H5Aexists(f, "fti_nonce") > 0 && fti_h5_get_attr(f, "fti_nonce", H5T_NATIVE_UINT64, &nonce) != 0)
+    uint64_t nonce;
+    if (fti_h5_get_nonce(f, &nonce) != 0)
         return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: unreadable attribute fti_nonce", file);
     if (nonce != c->nonce)
         return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: holds another job's checkpoint (nonce "

@@ -40,6 +40,43 @@ step B write 5 4
 restart_refused L4 "l4-s0-rank[0-3].fti"
 pass "L4: job A refuses job B's files written over its own, naming them"
 
+# The other files of a checkpoint carry the nonce too: L3 data and parity,
+# an HDF5 file per rank, a dCP layer. configs EXTRA...: both jobs' configs.
+configs() {
+  write_config "$T/a.fti" meta_dir="$T/meta-a" restart.exec_id=shared "$@"
+  write_config "$T/b.fti" meta_dir="$T/meta-b" restart.exec_id=shared "$@"
+}
+reset
+step A write 5 3
+step B write 5 3
+restart_refused L3 "l3-s0-rank[0-3].fti"
+pass "L3: job A refuses job B's files written over its own, naming them"
+
+reset
+configs enable_dcp=1 dcp_mode=1 dcp_block_size=4096
+step A write 5 8
+step B write 5 8
+A check 5 > "$T/out" 2>&1 && { cat "$T/out"; fail "dCP: job A restarted from job B's layers"; }
+grep -q "restored bytes" "$T/out" && { cat "$T/out"; fail "dCP: job A restored bytes"; }
+grep -q "l4-dcp-rank[0-3]-1.fti.*holds another job's checkpoint ($NONCE)" "$T/out" ||
+  { cat "$T/out"; fail "dCP: the refusal does not name job B's layer"; }
+pass "dCP: job A refuses job B's layers written over its own, naming them"
+
+reset
+configs ckpt_io=5
+if A write 5 4 > "$T/out" 2>&1; then
+  step B write 5 4
+  A check 5 > "$T/out" 2>&1 && { cat "$T/out"; fail "HDF5: job A restarted from job B's files"; }
+  grep -q "restored bytes" "$T/out" && { cat "$T/out"; fail "HDF5: job A restored bytes"; }
+  grep -q "HDF5 checkpoint .*/l4-s0-rank[0-3].h5: holds another job's checkpoint ($NONCE)" "$T/out" ||
+    { cat "$T/out"; fail "HDF5: the refusal does not name job B's file"; }
+  pass "HDF5: job A refuses job B's files written over its own, naming them"
+else
+  grep -q "ckpt_io = 5 (HDF5) is not supported by this build" "$T/out" || { cat "$T/out"; fail "HDF5: job A"; }
+  echo "HDF5 not built: that case is not run"
+fi
+configs
+
 # Mix: A commits L1 #1 (id 5) then L4 #2 (id 6); B commits L2 #1 (other
 # files) then L4 #2 (id 6) over A's L4 files. A must refuse #2 and fall back
 # to its own L1 #1, every byte of it.
