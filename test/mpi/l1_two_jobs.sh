@@ -34,6 +34,13 @@ step A write 5 1
 step B write 5 1
 restart_refused L1 "refused: own file .*/l1-s0-rank[0-3].fti"
 pass "L1: job A refuses job B's files written over its own, naming them"
+"$FTI_BUILD_DIR/tools/fti-ckpt" verify "$T/a.fti" > "$T/verify" 2>&1 &&
+  { cat "$T/verify"; fail "fti-ckpt verify accepted job B's files for job A's checkpoint"; }
+grep -q "l1-s0-rank0.fti: holds another job's checkpoint ($NONCE)" "$T/verify" ||
+  { cat "$T/verify"; fail "fti-ckpt verify does not name job B's file"; }
+"$FTI_BUILD_DIR/tools/fti-ckpt" verify "$T/b.fti" > "$T/verify" 2>&1 ||
+  { cat "$T/verify"; fail "fti-ckpt verify refused job B's own checkpoint"; }
+pass "fti-ckpt verify: job A's record refuses job B's files, naming them; job B's accepts them"
 
 reset
 step A write 5 4
