@@ -119,11 +119,12 @@ static fti_err report_other(const fti_ctx *ctx, uint64_t word)
     int lock = (int)(word >> 24 & 0xff) - 1;
     int err = (int)(word & 0xffffff);
     char path[FTI_PATH_MAX + 8];
-    lock_path_of(ctx, lock < 0 || lock >= NLOCKS ? LOCK_META : lock, rank, path, sizeof path);
+    if (lock < 0 || lock >= NLOCKS)
+        lock = LOCK_META; /* cannot happen: failure_word wrote it */
+    lock_path_of(ctx, lock, rank, path, sizeof path);
     if (err == 0)
         return fti_fail(FTI_E_STATE, "checkpoint set in use by another job (lock file %s, %s; "
-                        "see the message of application rank %d)", path,
-                        lock_what[lock < 0 || lock >= NLOCKS ? 0 : lock], rank);
+                        "see the message of application rank %d)", path, lock_what[lock], rank);
     return fti_fail(FTI_E_IO, "lock file %s (application rank %d): %s", path, rank,
                     strerror(err));
 }

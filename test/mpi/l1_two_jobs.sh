@@ -119,6 +119,10 @@ done
 [ -s "$T/ready" ] || { cat "$T/a.out"; fail "job A did not start"; }
 A_RANK0=$(cat "$T/ready")
 set +e; "$MPIEXEC" -n 2 -bind-to none "$L" "$T/lb.fti" init > "$T/b.out" 2>&1; rc=$?; set -e
+# C shares only ckpt_dir with A: the node folder's lock refuses it.
+write_config "$T/lc.fti" node_size=2 group_size=1 meta_dir="$T/meta-c" glbl_dir="$T/global-c" \
+  restart.exec_id=shared
+set +e; "$MPIEXEC" -n 2 -bind-to none "$L" "$T/lc.fti" init > "$T/c.out" 2>&1; rc_c=$?; set -e
 touch "$T/stop"
 wait "$A_PID" || { cat "$T/a.out"; fail "job A failed"; }
 [ "$rc" = 3 ] || { cat "$T/b.out"; fail "job B: exit $rc, expected FTI_Init to return FTI_NSCS (3)"; }
@@ -126,4 +130,9 @@ grep -q "in use by another job (host $(hostname), pid $A_RANK0; lock file $T/glo
   { cat "$T/b.out"; fail "job B: the error does not name job A and the lock in glbl_dir"; }
 [ ! -e "$T/global/shared/lock" ] || fail "job A's end left its lock in glbl_dir"
 [ ! -e "$T/nodes/node0/shared/lock" ] || fail "job A's end left its lock in the node folder"
+[ "$rc_c" = 3 ] || { cat "$T/c.out"; fail "job C: exit $rc_c, expected FTI_Init to return FTI_NSCS (3)"; }
+grep -q "in use by another job (host $(hostname), pid $A_RANK0; lock file $T/nodes/node0/shared/lock)" "$T/c.out" ||
+  { cat "$T/c.out"; fail "job C: the error does not name job A and the lock in the node folder"; }
+grep -q "in use by another job (lock file $T/nodes/node0/shared/lock, ckpt_dir; see the message of application rank 0)" "$T/c.out" ||
+  { cat "$T/c.out"; fail "job C: rank 1 does not name the lock file and rank 0"; }
 pass "a job with another meta_dir is refused by the lock where the data lives"
