@@ -43,7 +43,7 @@ static int write_holder(int fd)
     char buf[320];
     this_job(&me);
     int n = snprintf(buf, sizeof buf, "host=%s pid=%ld\n", me.host, me.pid);
-    return ftruncate(fd, 0) == 0 && fti_pwrite_full(fd, buf, (size_t)n, 0) == 0 ? 0 : -1;
+    return ftruncate(fd, 0) == 0 && fti_pwrite_record(fd, buf, (size_t)n, 0) == 0 ? 0 : -1;
 }
 
 /* Without flock: is the holder named in the file (maybe) still running? */
