@@ -100,10 +100,11 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     fti_err e = fti_config_load(&ctx->cfg, configFile);
     if (!fti_all_ok(comm, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "config %s rejected on another rank", configFile);
-    int rank;
+    int rank, nranks;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
     fti_log_setup(rank, ctx->cfg.verbosity);
-    if (fti_fault_init(rank) != 0)
+    if (fti_fault_init(rank, nranks) != 0)
         e = FTI_E_CONFIG;
     if (!fti_all_ok(comm, e == FTI_E_OK))
         return FTI_E_CONFIG;

@@ -29,12 +29,13 @@ static ssize_t progress(ssize_t moved, int stuck)
     return moved;
 }
 
-int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
+/* counted: a checkpoint data write, where FTI_FAULT=write:N counts and fails. */
+static int pwrite_all(int fd, const void *buf, size_t n, off_t off, int counted)
 {
     const char *p = buf;
     for (size_t done = 0; done < n;) {
         off_t at = off + (off_t)done;
-        if (fti_fault_on_write(fd, n - done, at) != 0)
+        if (counted && fti_fault_on_write(fd, n - done, at) != 0)
             return -1;
         ssize_t w = progress(pwrite(fd, p + done, n - done, at), ENOSPC);
         if (w < 0)
@@ -42,6 +43,16 @@ int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
         done += (size_t)w;
     }
     return 0;
+}
+
+int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
+{
+    return pwrite_all(fd, buf, n, off, 1);
+}
+
+int fti_pwrite_record(int fd, const void *buf, size_t n, off_t off)
+{
+    return pwrite_all(fd, buf, n, off, 0);
 }
 
 void *fti_io_alloc(size_t n)
@@ -140,7 +151,7 @@ int fti_write_atomic(const char *path, const void *data, size_t n)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
     if (fd < 0)
         return -1;
-    int rc = fti_pwrite_full(fd, data, n, 0);
+    int rc = fti_pwrite_record(fd, data, n, 0);
     if (rc == 0)
         rc = fti_fsync(fd);
     int saved = errno;

@@ -43,15 +43,7 @@ static int write_holder(int fd)
     char buf[320];
     this_job(&me);
     int n = snprintf(buf, sizeof buf, "host=%s pid=%ld\n", me.host, me.pid);
-    /* plain pwrite: FTI_FAULT's write:N counts checkpoint writes (docs/FAULTS.md), not this */
-    if (ftruncate(fd, 0) != 0)
-        return -1;
-    ssize_t w = pwrite(fd, buf, (size_t)n, 0);
-    if (w == n)
-        return 0;
-    if (w >= 0)
-        errno = ENOSPC; /* a short write of a few bytes: the file system is full */
-    return -1;
+    return ftruncate(fd, 0) == 0 && fti_pwrite_record(fd, buf, (size_t)n, 0) == 0 ? 0 : -1;
 }
 
 /* Without flock: is the holder named in the file (maybe) still running? */
