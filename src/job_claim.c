@@ -11,6 +11,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "log.h"
+#include "safe_fs.h"
 #include "walltime.h"
 #include "watchdog.h"
 
@@ -126,7 +127,7 @@ static fti_err report_other(const fti_ctx *ctx, uint64_t word)
         return fti_fail(FTI_E_STATE, "checkpoint set in use by another job (lock file %s, %s; "
                         "see the message of application rank %d)", path, lock_what[lock], rank);
     return fti_fail(FTI_E_IO, "lock file %s (application rank %d): %s", path, rank,
-                    strerror(err));
+                    fti_fs_strerror(err));
 }
 
 /* The commit record's temporary files of killed jobs: nobody writes the

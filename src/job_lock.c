@@ -115,7 +115,7 @@ fti_err fti_job_lock_take(fti_job_lock *l, const char *dir)
     fti_err e = got == 1 ? FTI_E_OK : in_use(l, fd, got == 2);
     if (e == FTI_E_OK && write_holder(fd) != 0) {
         l->err = errno != 0 ? errno : EIO;
-        e = fti_fail(FTI_E_IO, "lock file %s: cannot write: %s", l->path, strerror(l->err));
+        e = fti_fail(FTI_E_IO, "lock file %s: cannot write: %s", l->path, fti_fs_strerror(l->err));
     }
     if (e != FTI_E_OK) {
         close(fd);

@@ -17,7 +17,7 @@ const char *fti_fs_strerror(int err)
 {
     switch (err) {
     case FTI_FS_ENOTREG:
-        return "not a regular file (a FIFO, socket, device or folder is never opened as a "
+        return "not a regular file (a FIFO, socket or device is never opened as a "
                "checkpoint, lock, commit record or log)";
     case FTI_FS_ESYMLINK:
         return "a symbolic link (never followed: remove it)";
@@ -28,6 +28,13 @@ const char *fti_fs_strerror(int err)
     default:
         return strerror(err);
     }
+}
+
+/* The error for a name that is no regular file: "Is a directory" says it
+ * best for a folder. */
+static int not_regular(const struct stat *st)
+{
+    return S_ISDIR(st->st_mode) ? EISDIR : FTI_FS_ENOTREG;
 }
 
 /* Why an open of `path` failed, as the FTI_FS_* code when the name holds a
@@ -41,7 +48,7 @@ static int classify(const char *path, int err, int own)
     if (S_ISLNK(st.st_mode))
         return FTI_FS_ESYMLINK;
     if (!S_ISREG(st.st_mode))
-        return FTI_FS_ENOTREG;
+        return not_regular(&st);
     if (own && st.st_uid != geteuid())
         return FTI_FS_EFOREIGN;
     return err;
@@ -73,7 +80,7 @@ static int remove_leftover(const char *path)
     if (S_ISLNK(st.st_mode))
         return FTI_FS_ESYMLINK;
     if (!S_ISREG(st.st_mode))
-        return FTI_FS_ENOTREG;
+        return not_regular(&st);
     if (st.st_uid != geteuid())
         return FTI_FS_EFOREIGN;
     return unlink(path) == 0 || errno == ENOENT ? 0 : errno;
@@ -110,7 +117,7 @@ int fti_open_new_rdwr(const char *path)
 static int judge_own(const struct stat *st)
 {
     if (!S_ISREG(st->st_mode))
-        return FTI_FS_ENOTREG;
+        return not_regular(st);
     if (st->st_uid != geteuid())
         return FTI_FS_EFOREIGN;
     return st->st_nlink == 1 ? 0 : FTI_FS_ELINKED;
@@ -172,7 +179,7 @@ int fti_open_read(const char *path)
     if (fd < 0)
         return fail_fd(-1, classify(path, errno, 0));
     struct stat st;
-    int err = fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : FTI_FS_ENOTREG;
+    int err = fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : not_regular(&st);
     if (err == 0 && clear_nonblock(fd) != 0)
         err = errno;
     return err != 0 ? fail_fd(fd, err) : fd;

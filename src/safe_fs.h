@@ -25,7 +25,7 @@
 /* errno values of these functions beyond the system's, named by
  * fti_fs_strerror (which names the system's too). */
 enum {
-    FTI_FS_ENOTREG = 0x4600, /* a FIFO, socket, device or folder */
+    FTI_FS_ENOTREG = 0x4600, /* a FIFO, socket or device (a folder: EISDIR) */
     FTI_FS_ESYMLINK,         /* a symbolic link: never followed */
     FTI_FS_EFOREIGN,         /* owned by another user */
     FTI_FS_ELINKED,          /* has more than one name (hard links) */

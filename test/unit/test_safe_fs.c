@@ -194,7 +194,9 @@ static void test_read_refuses_fifo_and_link(void **state)
     assert_int_equal(fti_open_read(path), -1);
     assert_int_equal(errno, FTI_FS_ESYMLINK);
     assert_int_equal(fti_open_read(dir), -1);
-    assert_int_equal(errno, FTI_FS_ENOTREG);
+    assert_int_equal(errno, EISDIR);
+    assert_int_equal(fti_open_existing_for_write(dir), -1);
+    assert_int_equal(errno, EISDIR);
 }
 
 static void test_read_regular(void **state)
