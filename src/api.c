@@ -236,6 +236,9 @@ int FTI_Finalize(void)
     if (e == FTI_E_OK && fti_recover_refused_untouched(ctx))
         fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run "
                 "committed no checkpoint; the ones FTI_Init could not restore stay as they are");
+    else if (e == FTI_E_OK && fti_recover_replaced_untouched(ctx))
+        fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run "
+                "(restart = never) committed no checkpoint; the ones it found stay as they are");
     else if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)

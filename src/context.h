@@ -59,6 +59,8 @@ typedef struct fti_ctx {
     fti_layout dirs;
     fti_job_lock lock;      /* application rank 0: this job owns the checkpoint set */
     fti_meta meta;          /* the committed state, identical on every rank */
+    fti_meta replaced;      /* restart = never: the record found at FTI_Init, which this run's
+                             * first commit replaces; until then its slots are avoided */
     fti_schedule sched;
     fti_recovery rec;
     fti_post *post;

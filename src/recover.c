@@ -267,6 +267,35 @@ static fti_err open_chosen(fti_ctx *ctx)
     return fti_expect_file(&x, r->path, 0, &r->hdr);
 }
 
+/* restart = never: the existing record is not restored from, but it stays
+ * the truth until this run's first commit replaces it. Its newest slots are
+ * kept out of use (checkpoint.c) and this run's sequence numbers follow its
+ * own (file names with a seq, dCP layers, never collide). A damaged record
+ * names nothing that could be restored: it is overwritten as before. */
+static fti_err note_replaced(fti_ctx *ctx)
+{
+    int found = 0;
+    fti_log_quiet(1);
+    fti_err e = fti_commit_record_read(ctx, &found);
+    fti_log_quiet(0);
+    if (e != FTI_E_OK && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "restart = never: %s; this run's first commit replaces it",
+                fti_last_error());
+    fti_clear_error();
+    if (e != FTI_E_OK || !found) {
+        memset(&ctx->meta, 0, sizeof ctx->meta);
+        return FTI_E_OK;
+    }
+    ctx->replaced = ctx->meta;
+    memset(&ctx->meta, 0, sizeof ctx->meta);
+    ctx->meta.last_seq = ctx->replaced.last_seq;
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_INFO, "restart = never: starting fresh; the committed checkpoints in %s "
+                "(newest #%llu) stay untouched until this run's first commit replaces them",
+                ctx->dirs.commit, (unsigned long long)ctx->replaced.last_seq);
+    return FTI_E_OK;
+}
+
 fti_err fti_recover_prepare(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
@@ -274,7 +303,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     r->var_fd = -1;
     int found = 0;
     if (ctx->cfg.restart == FTI_RESTART_NEVER)
-        return FTI_E_OK;
+        return note_replaced(ctx);
     fti_err e = fti_commit_record_read(ctx, &found);
     if (e != FTI_E_OK)
         return e;
@@ -440,6 +469,11 @@ void fti_recover_start_fresh(fti_ctx *ctx)
 int fti_recover_refused_untouched(const fti_ctx *ctx)
 {
     return ctx->rec.refused && ctx->meta.last_seq == ctx->rec.start_seq;
+}
+
+int fti_recover_replaced_untouched(const fti_ctx *ctx)
+{
+    return ctx->replaced.last_seq != 0 && ctx->meta.last_seq == ctx->replaced.last_seq;
 }
 
 void fti_recover_reprotect_due(fti_ctx *ctx)

@@ -36,6 +36,10 @@ void fti_recover_start_fresh(fti_ctx *ctx);
  * the checkpoints it could not restore are all there is, and they stay. */
 int fti_recover_refused_untouched(const fti_ctx *ctx);
 
+/* Whether this restart = never run found a commit record and has committed
+ * nothing since: those checkpoints are not this run's, and they stay. */
+int fti_recover_replaced_untouched(const fti_ctx *ctx);
+
 /* Collective (application ranks of each group), at the next checkpoint
  * or FTI_Finalize: re-creates what the restored checkpoint's level left
  * for later (its lost parity). Nothing when nothing is left. */
