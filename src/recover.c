@@ -24,8 +24,10 @@
 
 #define REASON_LEN 200
 
-/* Rank 0 prints which ranks could not restore candidate c, and why. */
-static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const char *why)
+/* Rank 0 prints which ranks could not restore candidate c, and why;
+ * `what` says what went wrong on them. */
+static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const char *why,
+                            const char *what)
 {
     char mine[REASON_LEN], *all = NULL;
     snprintf(mine, sizeof mine, "%s", ok ? "" : why);
@@ -35,8 +37,8 @@ static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const cha
     if (all == NULL)
         return;
     int shown = 0;
-    fti_log(FTI_LOG_WARN, "checkpoint #%llu (level %d) cannot be restored on every rank:",
-            (unsigned long long)c->seq, c->level);
+    fti_log(FTI_LOG_WARN, "checkpoint #%llu (level %d) %s:", (unsigned long long)c->seq,
+            c->level, what);
     for (int r = 0; r < ctx->topo.app_size && shown < 16; r++)
         if (all[(size_t)r * REASON_LEN] != '\0') {
             fti_log(FTI_LOG_WARN, "  rank %d: %s", r, all + (size_t)r * REASON_LEN);
@@ -184,7 +186,7 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     if (all)
         all = ok = sizes_agree(ctx, c, size, total);
     if (!all) {
-        report_failures(ctx, c, ok, fti_last_error());
+        report_failures(ctx, c, ok, fti_last_error(), "cannot be restored on every rank");
         note_unused_l4_copy(ctx, c);
     }
     if (!all && !own_ok) {
@@ -422,12 +424,106 @@ static void drop_l4_copy(fti_ctx *ctx)
         unlink(local);
 }
 
-/* Local: ranks may recover with different calls (FTI_Recover on some,
- * FTI_RecoverVar on others), so no rank waits for another here. */
+/* The tail of a long path, which names the file (a reason has 200 bytes). */
+static const char *path_tail(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 110 ? path + n - 110 : path;
+}
+
+/* Whether this rank's file of the chosen checkpoint holds every protected
+ * variable at its protected size; else `why` names the first variable that
+ * differs and the file. FTI_Init chose the checkpoint before the
+ * application protected anything, so this is known only now. */
+static int table_matches(fti_ctx *ctx, char *why, size_t cap)
+{
+    const fti_recovery *r = &ctx->rec;
+    if (r->chosen.io == FTI_IO_H5_SINGLE) /* datasets, not a table: checked as they are read */
+        return 1;
+    const char *dots = strlen(r->path) > 110 ? "..." : "";
+    for (int i = 0; i < ctx->reg.nvars; i++) {
+        const fti_var *v = &ctx->reg.vars[i];
+        const fti_file_entry *e = fti_file_find(&r->hdr, v->id);
+        if (e == NULL)
+            snprintf(why, cap, "variable %d is protected but not in checkpoint #%llu (%s%.110s)",
+                     v->id, (unsigned long long)r->chosen.seq, dots, path_tail(r->path));
+        else if (e->nbytes != fti_var_bytes(v))
+            snprintf(why, cap, "variable %d: checkpoint holds %llu bytes, the protected buffer "
+                     "has %llu (checkpoint #%llu, %s%.110s)", v->id,
+                     (unsigned long long)e->nbytes, (unsigned long long)fti_var_bytes(v),
+                     (unsigned long long)r->chosen.seq, dots, path_tail(r->path));
+        else
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+/* Collective: whether the chosen checkpoint's tables match on every rank;
+ * rank 0 lists the ranks whose table does not. A rank without the chosen
+ * checkpoint (one this run committed, whose file it lost) counts as a
+ * match: no other checkpoint helps it, its FTI_Recover fails as before. */
+static int tables_match_everywhere(fti_ctx *ctx)
+{
+    char why[REASON_LEN] = "";
+    int ok = !ctx->rec.available || table_matches(ctx, why, sizeof why);
+    if (fti_all_ok(ctx->topo.app, ok))
+        return 1;
+    report_failures(ctx, &ctx->rec.chosen, ok, why,
+                    "does not match the protected variables on every rank");
+    return 0;
+}
+
+/* Collective: candidate c becomes the chosen checkpoint when every rank can
+ * restore it (as FTI_Init chose it). */
+static int adopt(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_recover_release(ctx);
+    if (!try_candidate(ctx, c))
+        return 0;
+    ctx->rec.chosen = *c;
+    return fti_all_ok(ctx->topo.app, open_chosen(ctx) == FTI_E_OK);
+}
+
+/* Collective. The chosen checkpoint's tables do not match on every rank:
+ * the newest older committed checkpoint that every rank can restore with
+ * matching tables is chosen instead, as FTI_Init passes over an unreadable
+ * one. When none matches, the first choice stays (FTI_GetStoredSize and
+ * FTI_Realloc then see it) and the error says why. */
+static fti_err fall_back_on_table(fti_ctx *ctx)
+{
+    fti_recovery *r = &ctx->rec;
+    const fti_commit first = r->chosen;
+    fti_commit cand[8];
+    int n = fti_meta_candidates(&ctx->meta, cand);
+    r->reprotect_due = 0; /* the one passed over is not re-protected */
+    for (int i = 0; i < n; i++) {
+        if (cand[i].seq >= first.seq || cand[i].io == FTI_IO_H5_SINGLE ||
+            cand[i].nranks != ctx->topo.app_size)
+            continue;
+        if (adopt(ctx, &cand[i]) && tables_match_everywhere(ctx)) {
+            if (ctx->topo.app_rank == 0)
+                fti_log(FTI_LOG_WARN, "FTI_Recover: restoring checkpoint #%llu (level %d, id %lld) "
+                        "instead", (unsigned long long)r->chosen.seq, r->chosen.level,
+                        (long long)r->chosen.id);
+            return FTI_E_OK;
+        }
+    }
+    if (!adopt(ctx, &first))
+        r->available = 0;
+    return fti_fail(FTI_E_ARG, "FTI_Recover: no committed checkpoint matches the protected "
+                    "variables on every rank (see the list above; call FTI_Realloc or protect "
+                    "the stored sizes); nothing was deleted");
+}
+
+/* Collective (application ranks): the tables are compared on every rank
+ * first. The variables are then restored locally. */
 fti_err fti_recover_all(fti_ctx *ctx)
 {
     double t0 = fti_now(); /* metrics */
     fti_err e = FTI_E_OK;
+    if (!tables_match_everywhere(ctx))
+        e = fall_back_on_table(ctx);
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
     if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE)

@@ -14,7 +14,9 @@
  * checkpoint exists but none can be restored; FTI_E_OK on a fresh start. */
 fti_err fti_recover_prepare(fti_ctx *ctx);
 
-/* Local. Restores every protected variable. */
+/* Collective (application ranks). Restores every protected variable; a
+ * chosen checkpoint whose table does not match the protected variables on
+ * every rank gives way to the newest older one that matches. */
 fti_err fti_recover_all(fti_ctx *ctx);
 
 /* Local, after checkpoint c was committed: FTI_Recover (and RecoverVar,
