@@ -377,7 +377,7 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
     if (ctx->rec.chosen.io == FTI_IO_H5_SINGLE)
         return fti_h5s_read_var(ctx, v);
 #endif
-    const fti_file_entry *e = fti_file_find(&ctx->rec.hdr, v->id);
+    const fti_file_entry *e = fti_file_find_near(&ctx->rec.hdr, v->id, (int)(v - ctx->reg.vars));
     if (e == NULL)
         return fti_fail(FTI_E_MISSING, "recover: variable %d is protected but not in checkpoint "
                         "#%llu (%s)", v->id, (unsigned long long)ctx->rec.chosen.seq, ctx->rec.path);
@@ -443,7 +443,7 @@ static int table_matches(fti_ctx *ctx, char *why, size_t cap)
     const char *dots = strlen(r->path) > 110 ? "..." : "";
     for (int i = 0; i < ctx->reg.nvars; i++) {
         const fti_var *v = &ctx->reg.vars[i];
-        const fti_file_entry *e = fti_file_find(&r->hdr, v->id);
+        const fti_file_entry *e = fti_file_find_near(&r->hdr, v->id, i);
         if (e == NULL)
             snprintf(why, cap, "variable %d is protected but not in checkpoint #%llu (%s%.110s)",
                      v->id, (unsigned long long)r->chosen.seq, dots, path_tail(r->path));
