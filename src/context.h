@@ -37,6 +37,8 @@ typedef struct fti_recovery {
                               on them) */
     int refused;           /* no checkpoint could be restored: this run started fresh (FTI_Init
                               returned FTI_NREC) and passes over every commit up to start_seq */
+    int tables_checked;    /* the first recovery call compared the chosen checkpoint's tables
+                              with the protected variables on every rank (recover.c) */
     int reprotect_due;     /* the restored checkpoint's level left re-creating its lost extra
                               files to the next checkpoint or FTI_Finalize */
     fti_commit reprotect;  /* that checkpoint */

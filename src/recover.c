@@ -488,42 +488,57 @@ static int adopt(fti_ctx *ctx, const fti_commit *c)
 /* Collective. The chosen checkpoint's tables do not match on every rank:
  * the newest older committed checkpoint that every rank can restore with
  * matching tables is chosen instead, as FTI_Init passes over an unreadable
- * one. When none matches, the first choice stays (FTI_GetStoredSize and
- * FTI_Realloc then see it) and the error says why. */
-static fti_err fall_back_on_table(fti_ctx *ctx)
+ * one. When none matches, the first choice stays: ranks whose table matches
+ * restore it, the others fail in restore_one (or call FTI_Realloc, which
+ * FTI's programs do, and try again). */
+static void fall_back_on_table(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
     const fti_commit first = r->chosen;
     fti_commit cand[8];
     int n = fti_meta_candidates(&ctx->meta, cand);
-    r->reprotect_due = 0; /* the one passed over is not re-protected */
     for (int i = 0; i < n; i++) {
         if (cand[i].seq >= first.seq || cand[i].io == FTI_IO_H5_SINGLE ||
             cand[i].nranks != ctx->topo.app_size)
             continue;
+        r->reprotect_due = 0; /* the one passed over is not re-protected */
         if (adopt(ctx, &cand[i]) && tables_match_everywhere(ctx)) {
             if (ctx->topo.app_rank == 0)
                 fti_log(FTI_LOG_WARN, "FTI_Recover: restoring checkpoint #%llu (level %d, id %lld) "
                         "instead", (unsigned long long)r->chosen.seq, r->chosen.level,
                         (long long)r->chosen.id);
-            return FTI_E_OK;
+            return;
         }
     }
-    if (!adopt(ctx, &first))
+    if (r->chosen.seq != first.seq && !adopt(ctx, &first))
         r->available = 0;
-    return fti_fail(FTI_E_ARG, "FTI_Recover: no committed checkpoint matches the protected "
-                    "variables on every rank (see the list above; call FTI_Realloc or protect "
-                    "the stored sizes); nothing was deleted");
+    r->chosen = first;
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "FTI_Recover: no older committed checkpoint matches the protected "
+                "variables on every rank; checkpoint #%llu stays chosen (call FTI_Realloc or "
+                "protect the stored sizes where it does not match)", (unsigned long long)first.seq);
 }
 
-/* Collective (application ranks): the tables are compared on every rank
- * first. The variables are then restored locally. */
+/* Collective, once per restart: the first recovery call of every rank
+ * (FTI_Recover, FTI_RecoverVarInit or FTI_RecoverVar, the restoring
+ * FTI_Snapshot; FTI's programs mix them across ranks) compares the tables.
+ * Later calls are local, so a rank may retry after FTI_Realloc alone. */
+static void check_tables_once(fti_ctx *ctx)
+{
+    fti_recovery *r = &ctx->rec;
+    if (!r->pending || r->tables_checked)
+        return;
+    r->tables_checked = 1;
+    if (!tables_match_everywhere(ctx))
+        fall_back_on_table(ctx);
+}
+
+/* Local but for the first call of a restart (check_tables_once). */
 fti_err fti_recover_all(fti_ctx *ctx)
 {
     double t0 = fti_now(); /* metrics */
     fti_err e = FTI_E_OK;
-    if (!tables_match_everywhere(ctx))
-        e = fall_back_on_table(ctx);
+    check_tables_once(ctx);
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
     if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE)
@@ -605,6 +620,7 @@ fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)
 
 fti_err fti_recover_var_open(fti_ctx *ctx)
 {
+    check_tables_once(ctx);
     if (!ctx->rec.available)
         return fti_fail(FTI_E_NOREC, "FTI_RecoverVarInit: there is no checkpoint to recover");
     if (ctx->rec.var_fd >= 0 || ctx->rec.chosen.io == FTI_IO_H5_SINGLE)

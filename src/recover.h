@@ -14,9 +14,10 @@
  * checkpoint exists but none can be restored; FTI_E_OK on a fresh start. */
 fti_err fti_recover_prepare(fti_ctx *ctx);
 
-/* Collective (application ranks). Restores every protected variable; a
- * chosen checkpoint whose table does not match the protected variables on
- * every rank gives way to the newest older one that matches. */
+/* Local, but for the first recovery call of a restart (this, or
+ * fti_recover_var_open), which is collective: a chosen checkpoint whose
+ * table does not match the protected variables on every rank gives way to
+ * the newest older one that matches. Restores every protected variable. */
 fti_err fti_recover_all(fti_ctx *ctx);
 
 /* Local, after checkpoint c was committed: FTI_Recover (and RecoverVar,

@@ -3,8 +3,9 @@
 # protects (FTI_Init chose it before FTI_Protect ran) is passed over by
 # FTI_Recover like any other unrestorable checkpoint: all ranks fall back
 # together to the newest committed checkpoint that matches on every rank,
-# with a message naming the file and the variable. When none matches, every
-# rank's FTI_Recover fails with the reason, and nothing is deleted.
+# with a message naming the file and the variable. When none matches, the
+# first choice stays, every rank whose table differs fails its FTI_Recover
+# naming the variable, and nothing is deleted.
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 write_config "$T/c.fti" keep_last_ckpt=1
@@ -22,11 +23,14 @@ grep -q "rank 1: variable 1: checkpoint holds 66568 bytes, the protected buffer 
 grep -q "FTI_Recover: restoring checkpoint #1 (level 1, id 11) instead" "$T/out" ||
   { cat "$T/out"; fail "no word of the checkpoint restored instead"; }
 
-# Nothing matches 32 KiB: every rank's FTI_Recover fails, nothing is removed.
+# Nothing matches 32 KiB: #2 stays chosen, every rank's FTI_Recover fails
+# naming the variable (FTI_Realloc could still make it fit), nothing is removed.
 run_nodes 4 1 "$P" "$T/c.fti" check 11 32 > "$T/out" 2>&1 && { cat "$T/out"; fail "restored a table that does not match"; }
 [ "$(grep -c "rank [0-3]: FTI_Recover -1" "$T/out")" = 4 ] || { cat "$T/out"; fail "not every rank refused"; }
-grep -q "no committed checkpoint matches the protected variables on every rank" "$T/out" ||
+grep -q "no older committed checkpoint matches the protected variables on every rank; checkpoint #2 stays chosen" "$T/out" ||
   { cat "$T/out"; fail "the refusal does not say why"; }
+grep -q "\[FTI r3\] error: recover: variable 1: checkpoint holds 68632 bytes, the protected buffer has 32792" "$T/out" ||
+  { cat "$T/out"; fail "rank 3's refusal does not name variable 1"; }
 cmp -s "$T"/meta/*/commit "$T/commit.before" || fail "the commit record changed"
 for r in 0 1 2 3; do
   ls "$T"/nodes/node$r/*/l1-s0-rank$r.fti "$T"/nodes/node$r/*/l1-s1-rank$r.fti > /dev/null || fail "rank $r's files removed"
