@@ -17,6 +17,7 @@
 #include "context.h"
 #include "fault.h"
 #include "fio.h"
+#include "heap_probe.h"
 #include "jobstatus.h"
 #include "hdf5/h5_api.h"
 #include "hdf5/h5_single.h"
@@ -532,6 +533,12 @@ void *FTI_Realloc(int id, void *ptr)
     if (v->dev != NULL) {
         fti_fail(FTI_E_ARG, "FTI_Realloc: variable %d is device memory; reallocate it yourself "
                  "to FTI_GetStoredSize bytes and protect it again", id);
+        return NULL;
+    }
+    char why[FTI_PATH_MAX + 64];
+    if (fti_not_heap(ptr, why, sizeof why)) { /* realloc(3) would abort the job */
+        fti_fail(FTI_E_ARG, "FTI_Realloc: variable %d: %s, not memory from malloc; allocate "
+                 "FTI_GetStoredSize bytes yourself and protect them again", id, why);
         return NULL;
     }
     void *p = realloc(ptr, e->nbytes ? e->nbytes : 1);
