@@ -122,8 +122,10 @@ static void copy_name(char *dst, const char *src)
 /* The name given by FTI_setIDFromString for this id, if any. */
 static const char *name_of_id(const fti_registry *r, int id)
 {
+    if (id < FTI_FIRST_STRING_ID) /* first: id - FIRST overflows for ids near INT_MIN */
+        return "";
     int i = id - FTI_FIRST_STRING_ID;
-    return (id >= FTI_FIRST_STRING_ID && i < r->nnames) ? r->names[i] : "";
+    return i < r->nnames ? r->names[i] : "";
 }
 
 /* Where the n bytes at ptr live: *dev NULL for host memory. A pointer no
@@ -312,8 +314,9 @@ static fti_err grow_names(fti_registry *r, int i)
 
 fti_err fti_registry_adopt_name(fti_registry *r, const char *name, int id)
 {
-    int i = id - FTI_FIRST_STRING_ID;
-    if (id < FTI_FIRST_STRING_ID || i >= FTI_MAX_STRING_IDS || name == NULL || name[0] == '\0')
+    /* id comes from a checkpoint file: compared before it is subtracted */
+    int i = id < FTI_FIRST_STRING_ID ? -1 : id - FTI_FIRST_STRING_ID;
+    if (i < 0 || i >= FTI_MAX_STRING_IDS || name == NULL || name[0] == '\0')
         return fti_fail(FTI_E_ARG, "name '%s' with id %d is not one of FTI_setIDFromString", name ? name : "", id);
     if (i < r->nnames && r->names[i][0] != '\0')
         return FTI_E_OK; /* set in this run already */
