@@ -496,12 +496,13 @@ static void fall_back_on_table(fti_ctx *ctx)
     fti_recovery *r = &ctx->rec;
     const fti_commit first = r->chosen;
     fti_commit cand[8];
-    int n = fti_meta_candidates(&ctx->meta, cand);
+    int n = fti_meta_candidates(&ctx->meta, cand), tried = 0;
     for (int i = 0; i < n; i++) {
         if (cand[i].seq >= first.seq || cand[i].io == FTI_IO_H5_SINGLE ||
             cand[i].nranks != ctx->topo.app_size)
             continue;
         r->reprotect_due = 0; /* the one passed over is not re-protected */
+        tried = 1; /* the first choice's header and mapping are released */
         if (adopt(ctx, &cand[i]) && tables_match_everywhere(ctx)) {
             if (ctx->topo.app_rank == 0)
                 fti_log(FTI_LOG_WARN, "FTI_Recover: restoring checkpoint #%llu (level %d, id %lld) "
@@ -510,7 +511,7 @@ static void fall_back_on_table(fti_ctx *ctx)
             return;
         }
     }
-    if (r->chosen.seq != first.seq && !adopt(ctx, &first))
+    if (tried && !adopt(ctx, &first))
         r->available = 0;
     r->chosen = first;
     if (ctx->topo.app_rank == 0)

@@ -39,4 +39,11 @@ done
 # The checkpoints are still there: the matching table restores #2's bytes.
 CKPT_PROG_RANK_KIB=1 run_nodes 4 1 "$P" "$T/c.fti" check 12 64 > "$T/out" 2>&1 || { cat "$T/out"; fail "restart of #2"; }
 grep -q "PASS: restored bytes identical" "$T/out" || { cat "$T/out"; fail "#2 not restored"; }
+# #1 lost on rank 2: nothing older to fall back to, #2 stays chosen whole
+# (its table still names each size where it differs).
+rm "$T"/nodes/node2/*/l1-s0-rank2.fti
+run_nodes 4 1 "$P" "$T/c.fti" check 11 64 > "$T/out" 2>&1 && { cat "$T/out"; fail "restored with #1 lost"; }
+grep -q "checkpoint #2 stays chosen" "$T/out" || { cat "$T/out"; fail "#1 lost: no word of #2 staying"; }
+grep -q "\[FTI r3\] error: recover: variable 1: checkpoint holds 68632 bytes, the protected buffer has 65560" "$T/out" ||
+  { cat "$T/out"; fail "#1 lost: rank 3's refusal does not name #2's variable 1"; }
 pass "a checkpoint whose table does not match falls back"
