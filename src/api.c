@@ -18,6 +18,7 @@
 #include "fault.h"
 #include "fio.h"
 #include "heap_probe.h"
+#include "job_claim.h"
 #include "jobstatus.h"
 #include "hdf5/h5_api.h"
 #include "hdf5/h5_single.h"
@@ -90,7 +91,7 @@ static void release(fti_ctx *ctx)
     fti_registry_free(&ctx->reg);
     fti_staging_free(ctx);
     fti_capture_sets_free(&ctx->capture); /* pinned buffers and streams of device variables */
-    fti_job_lock_release(&ctx->lock);
+    fti_job_claim_release(ctx);
     fti_h5_release(ctx);
 }
 
@@ -100,10 +101,11 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     fti_err e = fti_config_load(&ctx->cfg, configFile);
     if (!fti_all_ok(comm, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "config %s rejected on another rank", configFile);
-    int rank;
+    int rank, nranks;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
     fti_log_setup(rank, ctx->cfg.verbosity);
-    if (fti_fault_init(rank) != 0)
+    if (fti_fault_init(rank, nranks) != 0)
         e = FTI_E_CONFIG;
     if (!fti_all_ok(comm, e == FTI_E_OK))
         return FTI_E_CONFIG;
@@ -116,11 +118,8 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
     if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "directories could not be created on another rank");
-    if (!ctx->topo.is_head && ctx->topo.app_rank == 0)
-        e = fti_job_lock_take(&ctx->lock, ctx->dirs.meta);
-    if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_STATE, "checkpoint set %s is in use by another job "
-                                            "(see the message of application rank 0)", ctx->dirs.meta);
+    if ((e = fti_job_claim(ctx)) != FTI_E_OK) /* collective: every rank agrees */
+        return e;
     if ((e = fti_registry_init(&ctx->reg)) != FTI_E_OK)
         return e;
     ctx->reg.no_device_lookup = ctx->cfg.device_backends == FTI_DEVICES_OFF;

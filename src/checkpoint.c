@@ -161,6 +161,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     c.time = t0;
     c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
     c.io = dcp ? FTI_IO_DCP : h5single ? FTI_IO_H5_SINGLE : level == 4 ? ctx->cfg.ckpt_io : 0;
+    c.nonce = ctx->nonce; /* every file of c carries it: the record names this run's files */
 
     /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
     if (!direct_l4(ctx, &c) && !(level == 4 && fti_dcp_active(ctx)) && fti_post_stage(ctx, &c, &tm)) {

@@ -26,6 +26,7 @@ void fti_expect_data(fti_expect *x, const fti_commit *c, int rank, const char *e
     x->seq = c->seq;
     x->ckpt_id = c->id;
     x->exec_tag = fti_exec_tag(exec_id);
+    x->nonce = c->nonce;
     x->role = role;
 }
 
@@ -40,6 +41,7 @@ void fti_expect_data_header(fti_file_header *h, const fti_commit *c, int rank,
     h->level = (uint32_t)c->level;
     h->rank = (uint32_t)rank;
     h->exec_tag = fti_exec_tag(exec_id);
+    h->nonce = c->nonce;
 }
 
 void fti_expect_parity(fti_expect *x, const fti_commit *c, int holder, int group,
@@ -116,10 +118,28 @@ static fti_err check_checkpoint(const fti_expect *x, const fti_file_header *h, c
     return FTI_E_OK;
 }
 
+/* Which job's checkpoint: the same checkpoint (kind, rank, level, seq, id)
+ * written by another job sharing the folders (another meta_dir), or by
+ * another run of this one, carries another nonce. Checked after the
+ * sequence number, so a merely stale file is called stale. The nonces
+ * must be equal, 0 included: a record without one (older library) accepts
+ * only files without one, a record with one refuses files without it. */
+static fti_err check_owner(const fti_expect *x, const fti_file_header *h, const char *path)
+{
+    if (h->nonce == x->nonce)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_CORRUPT, "%s %s: holds another job's checkpoint (nonce %016" PRIx64
+                    ", expected %016" PRIx64 "): written by a job sharing these folders (same "
+                    "exec_id, another meta_dir?), not by the job of the commit record",
+                    x->role, path, h->nonce, x->nonce);
+}
+
 fti_err fti_expect_header(const fti_expect *x, const fti_file_header *h, const char *path)
 {
     fti_err e = check_identity(x, h, path);
-    return e != FTI_E_OK ? e : check_checkpoint(x, h, path);
+    if (e == FTI_E_OK)
+        e = check_checkpoint(x, h, path);
+    return e != FTI_E_OK ? e : check_owner(x, h, path);
 }
 
 fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_file_header *hdr)
@@ -159,6 +179,8 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
         foreign = (e = check_identity(x, &h, path)) != FTI_E_OK;
         if (e == FTI_E_OK)
             e = check_checkpoint(x, &h, path);
+        if (e == FTI_E_OK)
+            foreign = (e = check_owner(x, &h, path)) != FTI_E_OK;
         if (e == FTI_E_OK && hdr != NULL)
             *hdr = h;
         else

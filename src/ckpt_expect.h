@@ -1,7 +1,7 @@
 /*
  * ckpt_expect.h - what a checkpoint file must hold to be restored for a
- * rank: kind, rank, level, sequence number, application id, job (exec id)
- * and, over all ranks, the sizes of the commit record. The one set of rules
+ * rank: kind, rank, level, sequence number, application id, job (exec id),
+ * the run that wrote it (the commit's nonce) and, over all ranks, the sizes of the commit record. The one set of rules
  * that recovery (src/recover.c, src/levels/) and fti-ckpt (tools/) both
  * apply, so they can never disagree. MPI-free.
  */
@@ -21,6 +21,7 @@ typedef struct fti_expect {
     uint64_t seq;
     int64_t ckpt_id;
     uint64_t exec_tag; /* fti_exec_tag of the job's exec id */
+    uint64_t nonce;    /* the commit's nonce: the file must carry exactly this one */
     uint32_t group;    /* parity: members in the group (manifest entries) */
     const char *role;  /* for messages: "own file", "L2 partner copy", ... */
     fti_file_map *keep; /* fti_expect_probe: receives the mapping of a file in memory that
@@ -60,7 +61,8 @@ fti_err fti_expect_file(const fti_expect *x, const char *path, int full, fti_fil
 
 /* As fti_expect_file with full verification, for probes of files that may
  * well be lost: the reason stays in fti_last_error() without being printed,
- * except for a whole, valid file of another rank, job, level or kind: that
+ * except for a whole, valid file of another rank, job, level or kind, or of
+ * another job's checkpoint (nonce): that
  * one was put there and is logged as a warning ("refused: ...") naming it. */
 fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header *hdr);
 

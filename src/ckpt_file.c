@@ -62,6 +62,7 @@ void fti_file_header_encode(const fti_file_header *hdr, unsigned char *buf)
     fti_le_put64(buf + 56, hdr->file_size);
     fti_le_put64(buf + 64, hdr->payload_checksum);
     fti_le_put64(buf + 72, hdr->exec_tag);
+    fti_le_put64(buf + 80, hdr->nonce);
     for (uint32_t i = 0; i < hdr->nvars; i++) {
         unsigned char *e = buf + FTI_FILE_FIXED_HEADER + (size_t)i * FTI_FILE_ENTRY_SIZE;
         const fti_file_entry *v = &hdr->vars[i];
@@ -146,6 +147,7 @@ fti_err fti_file_header_decode(const unsigned char *buf, size_t n, const char *p
     hdr->file_size = fti_le_get64(buf + 56);
     hdr->payload_checksum = fti_le_get64(buf + 64);
     hdr->exec_tag = fti_le_get64(buf + 72);
+    hdr->nonce = fti_le_get64(buf + 80);
     hdr->vars = calloc(nvars ? nvars : 1, sizeof *hdr->vars);
     if (hdr->vars == NULL)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);

@@ -48,6 +48,7 @@ typedef struct fti_file_header {
     uint64_t file_size;
     uint64_t payload_checksum; /* parity files: checksum of all data bytes */
     uint64_t exec_tag; /* fti_exec_tag of the writer's exec id; 0: not recorded */
+    uint64_t nonce;    /* the commit's nonce (fti_commit.nonce): which job's checkpoint */
     fti_file_entry *vars;
 } fti_file_header;
 

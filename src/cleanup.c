@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "job_claim.h"
 #include "log.h"
 #include "watchdog.h"
 
@@ -117,11 +118,15 @@ fti_err fti_remove_checkpoints(fti_ctx *ctx)
     fti_watched_barrier(app, "FTI_Finalize: wait before removing checkpoints");
     if (fti_commit_record_remove(ctx) != FTI_E_OK)
         return FTI_E_IO; /* files stay, and so does the record naming them */
-    if (ctx->topo.node_pos == 0)
+    /* each folder's lock file goes with its last files, so the folder can go */
+    if (ctx->topo.node_pos == 0) {
+        fti_job_claim_release_dir(ctx, ctx->dirs.local);
         fti_remove_ckpt_files(ctx->dirs.local);
+    }
     if (ctx->topo.app_rank == 0) {
+        fti_job_claim_release_dir(ctx, ctx->dirs.global);
         fti_remove_ckpt_files(ctx->dirs.global);
-        fti_job_lock_release(&ctx->lock); /* the last file of the meta directory */
+        fti_job_claim_release_dir(ctx, ctx->dirs.meta); /* the last file of the meta directory */
         rmdir(ctx->dirs.meta);
     }
     fti_watched_barrier(app, "FTI_Finalize: wait for checkpoints to be removed");

@@ -59,7 +59,9 @@ typedef struct fti_ctx {
     fti_topology topo;
     fti_registry reg;
     fti_layout dirs;
-    fti_job_lock lock;      /* application rank 0: this job owns the checkpoint set */
+    fti_job_lock locks[3];  /* job_claim.c: the folders of the checkpoint set this rank
+                               locks (meta, global, node-local; held = 0: not this rank's) */
+    uint64_t nonce;         /* this run's identity, in every file it writes (job_claim.c) */
     fti_meta meta;          /* the committed state, identical on every rank */
     fti_meta replaced;      /* restart = never: the record found at FTI_Init, which this run's
                              * first commit replaces; until then its slots are avoided */

@@ -55,6 +55,26 @@ static int rank_selected(const char *spec, int rank)
     return 0;
 }
 
+/* Why the "@R[+R...]" of spec names no rank of a job of nranks (global)
+ * ranks, or NULL: a point restricted to such a rank would never fire. */
+static const char *ranks_invalid(const char *spec, int nranks)
+{
+    static char why[96];
+    const char *at = strchr(spec, '@');
+    for (const char *p = at ? at + 1 : NULL; p; ) {
+        char *end;
+        long r = strtol(p, &end, 10);
+        if (end == p || r < 0 || (*end != '\0' && *end != '+'))
+            return "@R[+R...] needs rank numbers";
+        if (r >= nranks) {
+            snprintf(why, sizeof why, "@%ld: the job has ranks 0-%d only", r, nranks - 1);
+            return why;
+        }
+        p = *end == '+' ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
 /* Where each kind may be placed: a crash anywhere the library reaches, a
  * flip or truncate only where a file was just written (an accepted point
  * always injects). */
@@ -75,9 +95,13 @@ static int phase_allowed(fault_kind kind, const char *phase)
 
 /* One point: write:N:ERRNO | crash:PHASE[:N] | delay:PHASE[:N] | flip:PHASE[:N] |
  * truncate:PHASE[:N],
- * each optionally followed by @RANK[+RANK...]. Returns NULL, or why not. */
-static const char *parse_point(char *spec, int rank)
+ * each optionally followed by @RANK[+RANK...] (ranks below nranks). Returns
+ * NULL, or why not. */
+static const char *parse_point(char *spec, int rank, int nranks)
 {
+    const char *bad_ranks = ranks_invalid(spec, nranks);
+    if (bad_ranks)
+        return bad_ranks;
     char *at = strchr(spec, '@');
     int selected = rank_selected(spec, rank);
     if (at)
@@ -117,7 +141,7 @@ static const char *parse_point(char *spec, int rank)
     return NULL;
 }
 
-int fti_fault_init(int rank)
+int fti_fault_init(int rank, int nranks)
 {
     npoints = 0;
     fti_fault_enabled = 0;
@@ -130,7 +154,7 @@ int fti_fault_init(int rank)
     const char *why = NULL;
     char *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok && why == NULL; tok = strtok_r(NULL, ",", &save))
-        why = parse_point(tok, rank);
+        why = parse_point(tok, rank, nranks);
     free(copy);
     if (why != NULL) {
         npoints = 0;

@@ -12,9 +12,9 @@
 
 extern int fti_fault_enabled;
 
-/* Parses FTI_FAULT for this (application or global) rank. Returns 0, or -1
- * with a message when the variable is malformed. */
-int fti_fault_init(int rank);
+/* Parses FTI_FAULT for this global rank of a job of nranks. Returns 0, or -1
+ * with a message when the variable is malformed (an @R outside the job too). */
+int fti_fault_init(int rank, int nranks);
 
 int fti_fault_write_hook(int fd, size_t n, off_t off);
 void fti_fault_phase_hook(const char *phase);

@@ -1,5 +1,6 @@
 #include "fio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,12 +29,13 @@ static ssize_t progress(ssize_t moved, int stuck)
     return moved;
 }
 
-int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
+/* counted: a checkpoint data write, where FTI_FAULT=write:N counts and fails. */
+static int pwrite_all(int fd, const void *buf, size_t n, off_t off, int counted)
 {
     const char *p = buf;
     for (size_t done = 0; done < n;) {
         off_t at = off + (off_t)done;
-        if (fti_fault_on_write(fd, n - done, at) != 0)
+        if (counted && fti_fault_on_write(fd, n - done, at) != 0)
             return -1;
         ssize_t w = progress(pwrite(fd, p + done, n - done, at), ENOSPC);
         if (w < 0)
@@ -41,6 +43,16 @@ int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
         done += (size_t)w;
     }
     return 0;
+}
+
+int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off)
+{
+    return pwrite_all(fd, buf, n, off, 1);
+}
+
+int fti_pwrite_record(int fd, const void *buf, size_t n, off_t off)
+{
+    return pwrite_all(fd, buf, n, off, 0);
 }
 
 void *fti_io_alloc(size_t n)
@@ -126,17 +138,20 @@ int fti_publish_file(const char *tmp, const char *path, const char *dir, uint64_
     return 0;
 }
 
+/* fti_write_atomic's temporary name: path + TMP_INFIX + the writer's pid. */
+#define TMP_INFIX ".tmp."
+
 int fti_write_atomic(const char *path, const void *data, size_t n)
 {
     char tmp[PATH_MAX], dir[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) {
+    if (snprintf(tmp, sizeof tmp, "%s" TMP_INFIX "%d", path, (int)getpid()) >= (int)sizeof tmp) {
         errno = ENAMETOOLONG;
         return -1;
     }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
     if (fd < 0)
         return -1;
-    int rc = fti_pwrite_full(fd, data, n, 0);
+    int rc = fti_pwrite_record(fd, data, n, 0);
     if (rc == 0)
         rc = fti_fsync(fd);
     int saved = errno;
@@ -230,4 +245,29 @@ const void *fti_map_in_memory(int fd, uint64_t size)
         return NULL;
     void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+int fti_write_atomic_remove_stale(const char *path)
+{
+    char dir[PATH_MAX], prefix[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    snprintf(prefix, sizeof prefix, "%s" TMP_INFIX, base);
+    if (slash != NULL)
+        *slash = '\0';
+    DIR *d = opendir(slash == NULL ? "." : slash == dir ? "/" : dir);
+    if (d == NULL)
+        return 0;
+    int removed = 0;
+    struct dirent *de;
+    struct stat st;
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        removed += unlinkat(dirfd(d), de->d_name, 0) == 0;
+    }
+    closedir(d);
+    return removed;
 }

@@ -17,6 +17,10 @@
 int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off);
 int fti_pread_full(int fd, void *buf, size_t n, off_t off);
 
+/* fti_pwrite_full for the job's own records (lock file, commit record):
+ * FTI_FAULT=write:N counts checkpoint data writes only (docs/FAULTS.md). */
+int fti_pwrite_record(int fd, const void *buf, size_t n, off_t off);
+
 /* A buffer for pread to fill, page-aligned: malloc's large blocks start 16
  * bytes past a page, and the kernel filled such a buffer at a quarter of
  * the speed (AMD EPYC; 32-byte alignment is enough there). Freed with
@@ -30,8 +34,14 @@ int fti_mkdirs(const char *path);
 /* fsync of a directory, so a rename in it is durable. */
 int fti_fsync_dir(const char *dir);
 
-/* Writes `n` bytes to `path` atomically: temp file, fsync, rename, fsync dir. */
+/* Writes `n` bytes to `path` atomically: temp file, fsync, rename, fsync dir.
+ * For records (the commit record): no write:N fault point counts it. */
 int fti_write_atomic(const char *path, const void *data, size_t n);
+
+/* Removes the temporary files fti_write_atomic(path, ...) leaves when its
+ * writer is killed (regular files only); the caller makes sure no writer of
+ * path is running (it holds the lock of path's folder). Returns how many. */
+int fti_write_atomic_remove_stale(const char *path);
 
 /* Makes the written file tmp durable under the name path, in directory dir:
  * fsync, rename, fsync of dir; *size gets its size. 0, or -1 (errno). */

@@ -43,7 +43,7 @@ static int write_holder(int fd)
     char buf[320];
     this_job(&me);
     int n = snprintf(buf, sizeof buf, "host=%s pid=%ld\n", me.host, me.pid);
-    return ftruncate(fd, 0) == 0 && fti_pwrite_full(fd, buf, (size_t)n, 0) == 0 ? 0 : -1;
+    return ftruncate(fd, 0) == 0 && fti_pwrite_record(fd, buf, (size_t)n, 0) == 0 ? 0 : -1;
 }
 
 /* Without flock: is the holder named in the file (maybe) still running? */
@@ -101,17 +101,21 @@ static int lock_file(fti_job_lock *l, int *fd_out)
     return -1;
 }
 
-fti_err fti_job_lock_take(fti_job_lock *l, const char *meta)
+fti_err fti_job_lock_take(fti_job_lock *l, const char *dir)
 {
     memset(l, 0, sizeof *l);
-    snprintf(l->path, sizeof l->path, "%s/lock", meta);
+    snprintf(l->path, sizeof l->path, "%s/lock", dir);
     int fd = -1;
     int got = lock_file(l, &fd);
-    if (got < 0)
+    if (got < 0) {
+        l->err = errno;
         return fti_fail(FTI_E_IO, "lock file %s: cannot open: %s", l->path, strerror(errno));
+    }
     fti_err e = got == 1 ? FTI_E_OK : in_use(l, fd, got == 2);
-    if (e == FTI_E_OK && write_holder(fd) != 0)
-        e = fti_fail(FTI_E_IO, "lock file %s: cannot write: %s", l->path, strerror(errno));
+    if (e == FTI_E_OK && write_holder(fd) != 0) {
+        l->err = errno != 0 ? errno : EIO;
+        e = fti_fail(FTI_E_IO, "lock file %s: cannot write: %s", l->path, strerror(l->err));
+    }
     if (e != FTI_E_OK) {
         close(fd);
         return e;

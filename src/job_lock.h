@@ -16,15 +16,17 @@
 typedef struct fti_job_lock {
     int held;
     int fd;
+    int err; /* after a failed take: the errno of an I/O error, 0 when another job holds it */
     char path[FTI_PATH_MAX];
 } fti_job_lock;
 
-/* Takes the lock of the checkpoint set whose commit record lives in
- * `meta` (the exec id's meta directory). FTI_E_STATE with a message naming
- * the other job (host, pid) and the lock file when it is running. Where the
+/* Takes the lock file `dir`/lock of the checkpoint set (the exec id's meta
+ * directory, or a folder its files live in). FTI_E_STATE with a message
+ * naming the other job (host, pid) and the lock file when it is running;
+ * FTI_E_IO (l->err set) when the file cannot be opened or written. Where the
  * file system has no flock, the holder named in the file counts as alive
  * unless it is a process of this host that is gone. Not collective. */
-fti_err fti_job_lock_take(fti_job_lock *l, const char *meta);
+fti_err fti_job_lock_take(fti_job_lock *l, const char *dir);
 
 /* Releases and removes the lock file; a lock not held is left alone. */
 void fti_job_lock_release(fti_job_lock *l);

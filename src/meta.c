@@ -1,5 +1,6 @@
 #include "meta.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,13 +13,36 @@
 
 #define META_MAGIC "FTI-COMMIT 1"
 
+/* The ten fields of FTI-COMMIT 1, then the fields appended since (a reader
+ * of the ten ignores them): nonce, only when the checkpoint has one. */
 static int format_commit(char *buf, size_t n, const char *kind, const fti_commit *c)
 {
-    return snprintf(buf, n,
-                    "%s level=%d seq=%" PRIu64 " id=%" PRId64 " slot=%d nranks=%d time=%.3f "
-                    "bytes=%" PRIu64 " codec=%d io=%d\n",
-                    kind, c->level, c->seq, c->id, c->slot, c->nranks, c->time, c->bytes, c->codec,
-                    c->io);
+    int len = snprintf(buf, n,
+                       "%s level=%d seq=%" PRIu64 " id=%" PRId64 " slot=%d nranks=%d time=%.3f "
+                       "bytes=%" PRIu64 " codec=%d io=%d",
+                       kind, c->level, c->seq, c->id, c->slot, c->nranks, c->time, c->bytes,
+                       c->codec, c->io);
+    if (c->nonce != 0)
+        len += snprintf(buf + len, n - (size_t)len, " nonce=%016" PRIx64, c->nonce);
+    return len + snprintf(buf + len, n - (size_t)len, "\n");
+}
+
+/* The appended fields after the ten (at `rest`): " nonce=<16 hex>", absent
+ * in records written before it existed; present but not 16 hex digits, or
+ * 0, is damage. */
+static int parse_appended(const char *rest, fti_commit *c)
+{
+    const char *p = strstr(rest, " nonce=");
+    if (p == NULL)
+        return 0;
+    p += 7;
+    for (int i = 0; i < 16; i++)
+        if (!isxdigit((unsigned char)p[i]) || isupper((unsigned char)p[i]))
+            return -1;
+    if (p[16] != '\0' && p[16] != ' ')
+        return -1;
+    c->nonce = strtoull(p, NULL, 16);
+    return c->nonce != 0 ? 0 : -1;
 }
 
 fti_err fti_meta_store(const char *path, const fti_meta *m)
@@ -42,11 +66,12 @@ fti_err fti_meta_store(const char *path, const fti_meta *m)
 static int parse_commit(const char *line, fti_commit *c, int *is_prev)
 {
     char kind[8];
+    int end = 0;
     memset(c, 0, sizeof *c);
     int n = sscanf(line, "%7s level=%d seq=%" SCNu64 " id=%" SCNd64 " slot=%d nranks=%d time=%lf "
-                   "bytes=%" SCNu64 " codec=%d io=%d", kind, &c->level, &c->seq, &c->id, &c->slot,
-                   &c->nranks, &c->time, &c->bytes, &c->codec, &c->io);
-    if (n != 10 || c->level < 1 || c->level > 4 || (c->slot != 0 && c->slot != 1) || c->nranks < 1)
+                   "bytes=%" SCNu64 " codec=%d io=%d%n", kind, &c->level, &c->seq, &c->id, &c->slot,
+                   &c->nranks, &c->time, &c->bytes, &c->codec, &c->io, &end);
+    if (n != 10 || parse_appended(line + end, c) != 0 || c->level < 1 || c->level > 4 || (c->slot != 0 && c->slot != 1) || c->nranks < 1)
         return -1;
     *is_prev = strcmp(kind, "prev") == 0;
     if (!*is_prev && strcmp(kind, "cur") != 0)

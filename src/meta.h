@@ -22,6 +22,8 @@ typedef struct fti_commit {
     uint64_t bytes; /* total over all ranks */
     int codec;      /* L4 compression, fti_codec */
     int io;         /* L4 ckpt_io it was written with, or a FTI_COMMIT_IO_* below */
+    uint64_t nonce; /* the writing run's random identity, in every file of the checkpoint;
+                       0: a record written before nonces existed */
 } fti_commit;
 
 /* fti_commit.io of the L4 forms whose files are not this library's

@@ -124,6 +124,15 @@ int fti_h5_get_attr(hid_t obj, const char *name, hid_t type, void *v)
     return rc;
 }
 
+int fti_h5_get_nonce(hid_t f, uint64_t *nonce)
+{
+    *nonce = 0;
+    htri_t has = H5Aexists(f, "fti_nonce");
+    if (has < 0)
+        return -1;
+    return has > 0 ? fti_h5_get_attr(f, "fti_nonce", H5T_NATIVE_UINT64, nonce) : 0;
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 /* The dataset's path: group of FTI_DefineDataset, then the variable's name
@@ -208,7 +217,8 @@ static fti_err write_file(fti_ctx *ctx, const fti_commit *c, const char *tmp)
     if (fti_h5_put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) != 0 ||
         fti_h5_put_attr(f, "fti_ckpt_id", H5T_NATIVE_INT64, &c->id) != 0 ||
         fti_h5_put_attr(f, "fti_rank", H5T_NATIVE_INT, &rank) != 0 ||
-        fti_h5_put_attr(f, "fti_nvars", H5T_NATIVE_INT, &ctx->reg.nvars) != 0)
+        fti_h5_put_attr(f, "fti_nvars", H5T_NATIVE_INT, &ctx->reg.nvars) != 0 ||
+        (c->nonce != 0 && fti_h5_put_attr(f, "fti_nonce", H5T_NATIVE_UINT64, &c->nonce) != 0))
         e = fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot write the file attributes", tmp);
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = write_var(ctx, f, &ctx->reg.vars[i], i, tmp);
@@ -372,6 +382,14 @@ static fti_err check_file_attrs(hid_t f, const char *file, const fti_commit *c, 
         return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: holds rank %d checkpoint #%llu with %d "
                         "variables (%d found), expected rank %d checkpoint #%llu", file, r,
                         (unsigned long long)seq, nvars, n, rank, (unsigned long long)c->seq);
+    uint64_t nonce;
+    if (fti_h5_get_nonce(f, &nonce) != 0)
+        return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: unreadable attribute fti_nonce", file);
+    if (nonce != c->nonce)
+        return fti_fail(FTI_E_CORRUPT, "HDF5 checkpoint %s: holds another job's checkpoint (nonce "
+                        "%016llx, expected %016llx): written by a job sharing these folders (same "
+                        "exec_id, another meta_dir?)", file, (unsigned long long)nonce,
+                        (unsigned long long)c->nonce);
     return FTI_E_OK;
 }
 
@@ -395,6 +413,7 @@ static fti_err restore_from(hid_t f, const char *file, const fti_commit *c, int 
         im.hdr.ckpt_id = c->id;
         im.hdr.level = 4;
         im.hdr.rank = (uint32_t)rank;
+        im.hdr.nonce = c->nonce; /* checked against the file's fti_nonce above */
         fti_file_place(&im.hdr);
         e = write_image(&im, local);
     }

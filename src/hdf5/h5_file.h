@@ -28,6 +28,11 @@ int fti_h5_put_attr(hid_t obj, const char *name, hid_t type, const void *v);
 /* Reads the attribute `name` of obj as `type` into v; 0 or -1. */
 int fti_h5_get_attr(hid_t obj, const char *name, hid_t type, void *v);
 
+/* The file's root attribute fti_nonce (the commit's nonce, docs/FORMAT.md)
+ * into *nonce; 0 when the file has none (written before nonces). -1 when it
+ * cannot be read. */
+int fti_h5_get_nonce(hid_t f, uint64_t *nonce);
+
 /* Not collective: writes to `out` the checkpoint file of rank's HDF5 file
  * `file` of commit c and verifies it (every checksum); `out` is removed on
  * failure. Shared with fti-ckpt. */

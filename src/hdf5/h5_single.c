@@ -164,6 +164,8 @@ static int write_contents(fti_ctx *ctx, const fti_commit *c, hid_t f)
     int rc = fti_h5_put_attr(f, "fti_seq", H5T_NATIVE_UINT64, &c->seq) |
              fti_h5_put_attr(f, "fti_ckpt_id", H5T_NATIVE_INT64, &c->id) |
              fti_h5_put_attr(f, "fti_nranks", H5T_NATIVE_INT, &c->nranks);
+    if (c->nonce != 0)
+        rc |= fti_h5_put_attr(f, "fti_nonce", H5T_NATIVE_UINT64, &c->nonce);
     for (int i = 0; i < ctx->h5->nglobals; i++) /* every rank, same order: collective */
         rc |= write_global(ctx, f, &ctx->h5->globals[i], &rs);
     rc |= write_table(ctx, f, &rs);
@@ -271,6 +273,15 @@ static int check_rows(fti_ctx *ctx, hid_t f, const fti_commit *c, char *why, siz
                  (unsigned long long)c->seq);
         if (s >= 0) H5Sclose(s);
         if (d >= 0) H5Dclose(d);
+        return -1;
+    }
+    uint64_t nonce = 0;
+    if (fti_h5_get_nonce(f, &nonce) != 0 || nonce != c->nonce) {
+        snprintf(why, n, "holds another job's checkpoint (nonce %016llx, expected %016llx): "
+                 "written by a job sharing these folders (same exec_id, another meta_dir?)",
+                 (unsigned long long)nonce, (unsigned long long)c->nonce);
+        H5Sclose(s);
+        H5Dclose(d);
         return -1;
     }
     uint64_t *all = malloc((size_t)(dims[0] ? dims[0] : 1) * ROW * sizeof *all);

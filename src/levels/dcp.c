@@ -49,7 +49,10 @@ static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
         return 0; /* the restart could not restore it: never build on it */
     char path[FTI_PATH_MAX];
     fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
-    if (fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev) != FTI_E_OK) {
+    fti_err e = fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev);
+    if (e == FTI_E_OK && (e = fti_dcp_check_owner(prev, path, cur->nonce)) != FTI_E_OK)
+        fti_dcp_layer_free(prev);
+    if (e != FTI_E_OK) {
         fti_log(FTI_LOG_WARN, "dCP: previous layer unusable (%s); writing a full base",
                 fti_last_error());
         return 0;
@@ -143,6 +146,7 @@ static fti_err plan_layer(fti_ctx *ctx, const fti_commit *c, const fti_dcp_layer
     l->image.ckpt_id = c->id;
     l->image.level = 4;
     l->image.rank = (uint32_t)ctx->topo.app_rank;
+    l->image.nonce = c->nonce; /* the image restored from this layer is c's */
     l->rank = (uint32_t)ctx->topo.app_rank;
     l->seq = c->seq;
     l->base_seq = prev != NULL ? prev->base_seq : c->seq;
@@ -248,16 +252,36 @@ void fti_dcp_report(fti_ctx *ctx)
 
 /* ---- recovery ------------------------------------------------------------- */
 
+/* c's own layer is c's: checked before assembling, so that a layer written
+ * over it by another job is named (its image would be refused too). */
+static fti_err top_layer_ours(const fti_ctx *ctx, const fti_commit *c)
+{
+    char path[FTI_PATH_MAX];
+    fti_dcp_layer l;
+    fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    fti_err e = fti_dcp_read(path, ctx->topo.app_rank, c->seq, &l);
+    if (e != FTI_E_OK)
+        return e;
+    e = fti_dcp_check_owner(&l, path, c->nonce);
+    fti_dcp_layer_free(&l);
+    if (e != FTI_E_OK)
+        fti_log(FTI_LOG_WARN, "refused: %s", fti_last_error());
+    return e;
+}
+
 fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
 {
     int rank = ctx->topo.app_rank;
     char local[FTI_PATH_MAX]; /* renamed into place once every rank can restore */
     fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
+    fti_err e = top_layer_ours(ctx, c);
+    if (e != FTI_E_OK)
+        return e;
     int fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FTI_FILE_MODE);
     if (fd < 0)
         return fti_fail(FTI_E_IO, "dCP rank %d: cannot create the local file %s: %s", rank, local,
                         strerror(errno));
-    fti_err e = fti_dcp_assemble(ctx->dirs.global, rank, c->seq, fd, local);
+    e = fti_dcp_assemble(ctx->dirs.global, rank, c->seq, fd, local);
     if (e == FTI_E_OK && fti_fsync(fd) != 0)
         e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, strerror(errno));
     close(fd);

@@ -374,3 +374,13 @@ fti_err fti_dcp_assemble(const char *dir, int rank, uint64_t seq, int fd, const 
     fti_dcp_layer_free(&l);
     return e;
 }
+
+fti_err fti_dcp_check_owner(const fti_dcp_layer *l, const char *path, uint64_t nonce)
+{
+    if (l->image.nonce == nonce)
+        return FTI_E_OK;
+    return fti_fail(FTI_E_CORRUPT, "dCP layer %s: holds another job's checkpoint (nonce %016llx, "
+                    "expected %016llx): written by a job sharing these folders (same exec_id, "
+                    "another meta_dir?), not by the job of the commit record", path,
+                    (unsigned long long)l->image.nonce, (unsigned long long)nonce);
+}

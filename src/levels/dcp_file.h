@@ -64,6 +64,12 @@ fti_err fti_dcp_read(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
 
 void fti_dcp_layer_free(fti_dcp_layer *l);
 
+/* Whether layer l (read from path) is the one of the checkpoint whose commit
+ * has `nonce`: its image header carries it. FTI_E_CORRUPT naming the layer as
+ * another job's otherwise. (The layers it builds on need no such check:
+ * every block is taken only when its bytes hash to l's map entry.) */
+fti_err fti_dcp_check_owner(const fti_dcp_layer *l, const char *path, uint64_t nonce);
+
 /* Name of rank's layer `seq` in directory dir (FTI_PATH_MAX buffer). */
 void fti_dcp_path(char *out, const char *dir, int rank, uint64_t seq);
 

@@ -93,6 +93,7 @@ static void parity_header(const l3_job *j, const fti_commit *c, int rank, fti_fi
     h->level = 3;
     h->rank = (uint32_t)rank;
     h->exec_tag = j->exec_tag;
+    h->nonce = c->nonce;
     h->nvars = 2;
     h->data_offset = fti_file_header_size(2);
     h->vars = e;

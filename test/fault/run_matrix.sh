@@ -16,16 +16,20 @@ HERE="$FTI_SOURCE_DIR/test/fault"
 
 # run_app APP [SCENARIO]: fti-fault over APP's scenarios (all, or the one named).
 run_app() {
-  local app="$1" only="${2:+^$2\$}" cmd
+  local app="$1" only="${2:+^$2\$}" cmd know
+  # know: what fti-fault checks the scenario lines against (the iterations,
+  # the levels the application checkpoints itself, its crash message).
   case "$app" in
     heatdis) cmd=("$FTI_BUILD_DIR/examples/heatdis" --config {config} --output {output}
-                  --iters 60 --rows 32 --cols 512) ;;
+                  --iters 60 --rows 32 --cols 512)
+             know=(--iters 60 --crash-marker 'heatdis: rank {rank}: injected crash \(SIGKILL\) at iteration {iter}') ;;
     particles) cmd=("$FTI_BUILD_DIR/examples/particles" --config {config} --output {output}
-                    --count 3000 --steps 60 --every 10 --level 2) ;;
+                    --count 3000 --steps 60 --every 10 --level 2)
+               know=(--iters 60 --app-levels 2 --crash-marker 'EXIT CODE: 9') ;;
     *) echo "run_matrix.sh: no application for $HERE/$app.scn (add it here)" >&2; return 2 ;;
   esac
   python3 "$FTI_SOURCE_DIR/tools/fti-fault" \
-    --config "$HERE/$app.fti" --workdir "$T/$app" --seed 7 \
+    --config "$HERE/$app.fti" --workdir "$T/$app" --seed 7 "${know[@]}" \
     --node-mode "${FTI_NODE_MODE:-folders}" \
     --crash-args "--crash-at {iter} --crash-rank {rank}" \
     --scenarios "$HERE/$app.scn" ${only:+--only "$only"} -- "${cmd[@]}"

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 
     fti_meta m;
     memset(&m, 0, sizeof m);
-    fti_commit c = {1, 1, 0, 4, 3, 3, 1.5, 4096, 0, 0};
+    fti_commit c = {1, 1, 0, 4, 3, 3, 1.5, 4096, 0, 0, 0x0123456789abcdefull};
     fti_meta_commit(&m, &c);
     c.seq = 4, c.level = 2, c.slot = 1;
     fti_meta_commit(&m, &c);

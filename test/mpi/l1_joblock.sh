@@ -49,6 +49,31 @@ start_holder
 kill -9 "$A_RANK0"
 set +e; wait "$A_PID"; set -e
 grep -q "pid=$A_RANK0" "$LOCK" || fail "the killed job's lock file is not there to test"
+# What jobs killed while writing the commit record leave: its temporary files.
+M="$T/meta/locked"
+echo partial > "$M/commit.tmp.$A_RANK0"; echo partial > "$M/commit.tmp.1"
+echo keep > "$M/commit.tmpx"; echo keep > "$T/outside"; ln -s "$T/outside" "$M/commit.tmp.2"
 run init > "$T/d.out" 2> "$T/d.err" || { cat "$T/d.out" "$T/d.err"; fail "restart after a killed job was blocked"; }
 grep -q "restart" "$T/d.err" || { cat "$T/d.err"; fail "the job after the killed one did not restart"; }
 pass "a stale lock of a dead job does not block the restart"
+[ ! -e "$M/commit.tmp.$A_RANK0" ] && [ ! -e "$M/commit.tmp.1" ] ||
+  { ls -la "$M"; fail "stale temporary files of the commit record stay"; }
+grep -q "removed 2 temporary files of the commit record $M/commit left by a job that was killed" "$T/d.err" ||
+  { cat "$T/d.err"; fail "the removal of stale commit temporaries is not reported"; }
+[ "$(cat "$M/commit.tmpx")" = keep ] && [ "$(cat "$T/outside")" = keep ] && [ -L "$M/commit.tmp.2" ] ||
+  { ls -la "$M"; fail "a file that is no commit temporary was touched"; }
+rm "$M/commit.tmpx" "$M/commit.tmp.2"
+pass "temporary files of the commit record left by killed jobs are removed"
+
+# An I/O error on the lock file (a folder in its place: EISDIR, as ENOSPC
+# would be) is reported as that error on every rank, naming the file;
+# no rank calls it "in use by another job".
+touch "$T/stop"
+rm -f "$LOCK"; mkdir "$LOCK"
+set +e; run init > "$T/e.out" 2> "$T/e.err"; rc=$?; set -e
+rmdir "$LOCK"
+[ "$rc" = 3 ] || { cat "$T/e.out" "$T/e.err"; fail "a lock file that cannot be opened: exit $rc, expected FTI_NSCS (3)"; }
+[ "$(grep -c "lock file $LOCK.*Is a directory" "$T/e.err")" = 2 ] ||
+  { cat "$T/e.err"; fail "not every rank names the lock file and its error"; }
+grep -q "in use by another job" "$T/e.err" && { cat "$T/e.err"; fail "an I/O error reported as another job"; }
+pass "an I/O error on the lock file is named on every rank"

@@ -28,10 +28,12 @@
 #define ID 42
 #define RANK 1
 #define EXEC "job-a"
+#define NONCE 0x0123456789abcdefull /* the commit's; files get file_nonce */
 
 static char scratch[1024];
 static const fti_commit commit = {.valid = 1, .level = 2, .slot = 0, .nranks = 4, .seq = SEQ,
-                                  .id = ID, .bytes = 0};
+                                  .id = ID, .bytes = 0, .nonce = NONCE};
+static uint64_t file_nonce = NONCE; /* written into the files below; tests reset it */
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -59,7 +61,7 @@ static int group_teardown(void **state)
 
 /* A data file as the library writes it: rank's two variables of checkpoint
  * (seq, id, level), tagged with exec's tag (NULL: untagged, as written
- * before headers carried the tag). Returns its size. */
+ * before headers carried the tag) and file_nonce. Returns its size. */
 static uint64_t write_file(const char *path, int rank, uint64_t seq, int64_t id, int level,
                            const char *exec)
 {
@@ -77,6 +79,7 @@ static uint64_t write_file(const char *path, int rank, uint64_t seq, int64_t id,
     h.level = (uint32_t)level;
     h.rank = (uint32_t)rank;
     h.exec_tag = exec != NULL ? fti_exec_tag(exec) : 0;
+    h.nonce = file_nonce;
     assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
     assert_int_equal(fti_registry_protect(&reg, 0, a, 300, 2), FTI_E_OK);
     assert_int_equal(fti_registry_protect(&reg, 1, b, 1000, 9), FTI_E_OK);
@@ -227,6 +230,79 @@ static void test_tag_stored_in_header(void **state)
     assert_true(fti_exec_tag("job-a") != fti_exec_tag("job-b"));
 }
 
+/* The same checkpoint (rank, level, seq, id, job) written by another job
+ * sharing the folders, or by another run: refused, naming file and nonces. */
+static void test_other_nonce_rejected(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "nonce-b.fti");
+    file_nonce = 0xfedcba9876543210ull;
+    write_file(path, RANK, SEQ, ID, 2, EXEC);
+    file_nonce = NONCE;
+    expect_rank1(&x, "own file");
+    assert_rejected(&x, path, "holds another job's checkpoint (nonce fedcba9876543210, expected "
+                    "0123456789abcdef)");
+}
+
+/* A record with a nonce refuses a file without one (0), and a record
+ * written before nonces (0) refuses a file with one: it cannot be its own. */
+static void test_nonce_absent_on_either_side(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "nonce-0.fti");
+    file_nonce = 0;
+    write_file(path, RANK, SEQ, ID, 2, EXEC);
+    file_nonce = NONCE;
+    expect_rank1(&x, "own file");
+    assert_rejected(&x, path, "(nonce 0000000000000000, expected 0123456789abcdef)");
+    fti_commit old = commit;
+    old.nonce = 0;
+    fti_expect_data(&x, &old, RANK, EXEC, "own file");
+    assert_int_equal(fti_expect_file(&x, path, 1, NULL), FTI_E_OK); /* old record, old file */
+    path_of(path, sizeof path, "nonce-new.fti");
+    write_file(path, RANK, SEQ, ID, 2, EXEC);
+    assert_rejected(&x, path, "(nonce 0123456789abcdef, expected 0000000000000000)");
+}
+
+/* A file of another seq and nonce is called stale, not another job's: after
+ * a crash that is the likely story, and the probe stays quiet about it. */
+static void test_stale_before_nonce(void **state)
+{
+    (void)state;
+    char path[1200];
+    fti_expect x;
+    path_of(path, sizeof path, "nonce-stale.fti");
+    file_nonce = 0x77;
+    write_file(path, RANK, SEQ + 1, ID, 2, EXEC);
+    file_nonce = NONCE;
+    expect_rank1(&x, "own file");
+    assert_rejected(&x, path, "stale file");
+}
+
+static void test_nonce_stored_in_header(void **state)
+{
+    (void)state;
+    char path[1200];
+    unsigned char b[128];
+    path_of(path, sizeof path, "nonce-hdr.fti");
+    fti_file_header h;
+    fti_expect_data_header(&h, &commit, RANK, EXEC);
+    assert_int_equal(h.nonce, NONCE); /* the writers take it from the commit */
+    write_file(path, RANK, SEQ, ID, 2, EXEC);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, sizeof b, f), sizeof b);
+    fclose(f);
+    static const unsigned char want[8] = {0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01};
+    assert_memory_equal(b + 80, want, 8); /* little-endian u64 at offset 80 */
+    for (int i = 88; i < 128; i++)
+        assert_int_equal(b[i], 0);
+}
+
 /* Parity headers, in memory: kind, holder and group size. */
 static void parity_header(fti_file_header *h, fti_file_entry e[2], uint32_t holder, uint64_t group)
 {
@@ -238,6 +314,7 @@ static void parity_header(fti_file_header *h, fti_file_entry e[2], uint32_t hold
     h->level = 3;
     h->rank = holder;
     h->exec_tag = fti_exec_tag(EXEC);
+    h->nonce = NONCE;
     h->nvars = 2;
     h->vars = e;
     e[0] = (fti_file_entry){.id = -1, .elem_size = 8, .count = group};
@@ -265,6 +342,10 @@ static void test_parity_rules(void **state)
     h.kind = FTI_KIND_DATA; /* a data file where parity belongs */
     assert_int_equal(fti_expect_header(&x, &h, "pd"), FTI_E_CORRUPT);
     assert_non_null(strstr(fti_last_error(), "L3 parity file pd: holds data"));
+    parity_header(&h, e, 1, 4);
+    h.nonce = NONCE + 1; /* another job's parity */
+    assert_int_equal(fti_expect_header(&x, &h, "pn"), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "L3 parity file pn: holds another job's checkpoint"));
 }
 
 /* What fti_expect_probe printed on stderr for path (captured). */
@@ -302,6 +383,13 @@ static void test_probe_warns_foreign_only(void **state)
     probe_output(&x, path, FTI_E_CORRUPT, out, sizeof out);
     if (strstr(out, "refused: own file") == NULL || strstr(out, path) == NULL)
         fail_msg("no warning naming %s: '%s'", path, out);
+    path_of(path, sizeof path, "probe-nonce.fti");
+    file_nonce = NONCE ^ 1;
+    write_file(path, RANK, SEQ, ID, 2, EXEC);
+    file_nonce = NONCE;
+    probe_output(&x, path, FTI_E_CORRUPT, out, sizeof out);
+    if (strstr(out, "refused: own file") == NULL || strstr(out, "holds another job's checkpoint") == NULL)
+        fail_msg("no warning naming another job's checkpoint %s: '%s'", path, out);
     path_of(path, sizeof path, "probe-stale.fti");
     write_file(path, RANK, SEQ - 1, ID, 2, EXEC);
     probe_output(&x, path, FTI_E_CORRUPT, out, sizeof out);
@@ -332,6 +420,10 @@ int main(void)
         cmocka_unit_test(test_identity_checked_before_sequence),
         cmocka_unit_test(test_damaged_and_missing),
         cmocka_unit_test(test_tag_stored_in_header),
+        cmocka_unit_test(test_other_nonce_rejected),
+        cmocka_unit_test(test_nonce_absent_on_either_side),
+        cmocka_unit_test(test_stale_before_nonce),
+        cmocka_unit_test(test_nonce_stored_in_header),
         cmocka_unit_test(test_parity_rules),
         cmocka_unit_test(test_probe_warns_foreign_only),
         cmocka_unit_test(test_total_size),

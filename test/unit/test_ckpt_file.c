@@ -133,6 +133,7 @@ static void header_in(fti_file_header *h)
     h->ckpt_id = 42;
     h->level = 1;
     h->rank = 3;
+    h->nonce = 0x0123456789abcdefull;
 }
 
 static int setup(void **state)
@@ -274,7 +275,9 @@ static void test_documented_offsets(void **state)
     assert_int_equal(le(b + 48, 8), 4096);
     assert_int_equal(le(b + 56, 8), f->file_len);
     assert_int_equal(le(b + 64, 8), 0);
-    for (int i = 72; i < 128; i++)
+    assert_int_equal(le(b + 72, 8), 0);                     /* exec_tag: none given */
+    assert_int_equal(le(b + 80, 8), 0x0123456789abcdefull); /* nonce */
+    for (int i = 88; i < 128; i++)
         assert_int_equal(b[i], 0);
     for (int i = 0; i < NVARS; i++) {
         const unsigned char *e = b + 128 + 96 * i;
@@ -301,6 +304,7 @@ static void test_roundtrip(void **state)
     assert_int_equal(h.ckpt_id, 42);
     assert_int_equal(h.level, 1);
     assert_int_equal(h.rank, 3);
+    assert_int_equal(h.nonce, 0x0123456789abcdefull);
     assert_int_equal(h.nvars, NVARS);
     int fd = open(good_path, O_RDONLY);
     assert_true(fd >= 0);

@@ -37,10 +37,11 @@ static int setup(void **state)
     return 0;
 }
 
+/* FTI_FAULT=spec on `rank` of a job of 4 ranks. */
 static int init_with(const char *spec, int rank)
 {
     setenv("FTI_FAULT", spec, 1);
-    return fti_fault_init(rank);
+    return fti_fault_init(rank, 4);
 }
 
 /* A file of SIZE bytes 0..SIZE-1. */
@@ -73,10 +74,12 @@ static long read_file(int *changed, int *nchanged)
 static void test_rejects_points_that_cannot_inject(void **state)
 {
     (void)state;
-    /* No file is written at these phases; a typo names no phase at all. */
+    /* No file is written at these phases; a typo names no phase at all; @R
+     * names a rank the job (4 ranks) does not have, so the point never fires. */
     const char *bad[] = {"flip:before_commit", "truncate:after_commit", "flip:recovery",
                          "crash:l2_sned", "flip:nowhere:2", "crash:l4_flush:0", "write:0",
-                         "write:1:EPERM", "flip", NULL};
+                         "write:1:EPERM", "flip", "crash:after_commit:1@17", "flip:l2_send@1+4",
+                         "write:2@-1", "crash:before_commit@x", NULL};
     for (int i = 0; bad[i]; i++) {
         fti_clear_error();
         if (init_with(bad[i], 0) != -1)
@@ -86,7 +89,7 @@ static void test_rejects_points_that_cannot_inject(void **state)
     }
     const char *good[] = {"flip:l2_send", "truncate:l3_encode:2", "flip:l4_flush@1+3",
                           "truncate:after_local_write", "crash:recovery", "crash:before_commit@0",
-                          "write:3:ENOSPC", NULL};
+                          "write:3:ENOSPC", "crash:after_commit@3", "flip:l2_send@0+3", NULL};
     for (int i = 0; good[i]; i++)
         if (init_with(good[i], 1) != 0)
             fail_msg("FTI_FAULT=%s rejected", good[i]);

@@ -73,14 +73,17 @@ static fti_commit commit_of(int level, uint64_t seq, int slot)
     return c;
 }
 
-/* last_seq 7; level 1: cur #7 slot 1, prev #5 slot 0; level 4: cur #6. */
+/* last_seq 7; level 1: cur #7 slot 1, prev #5 slot 0 (nonces, one with
+ * leading zeros); level 4: cur #6, written before nonces (none). */
 static fti_meta sample(void)
 {
     fti_meta m;
     memset(&m, 0, sizeof m);
     m.last_seq = 7;
     m.cur[1] = commit_of(1, 7, 1);
+    m.cur[1].nonce = 0x0123456789abcdefull;
     m.prev[1] = commit_of(1, 5, 0);
+    m.prev[1].nonce = 0xa5;
     m.cur[4] = commit_of(4, 6, 0);
     return m;
 }
@@ -88,8 +91,10 @@ static fti_meta sample(void)
 static const char *sample_text =
     "FTI-COMMIT 1\n"
     "last_seq=7\n"
-    "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1700000007.250 bytes=7007 codec=0 io=0\n"
-    "prev level=1 seq=5 id=50 slot=0 nranks=4 time=1700000005.250 bytes=5007 codec=0 io=0\n"
+    "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1700000007.250 bytes=7007 codec=0 io=0 "
+    "nonce=0123456789abcdef\n"
+    "prev level=1 seq=5 id=50 slot=0 nranks=4 time=1700000005.250 bytes=5007 codec=0 io=0 "
+    "nonce=00000000000000a5\n"
     "cur level=4 seq=6 id=60 slot=0 nranks=4 time=1700000006.250 bytes=6007 codec=2 io=1\n";
 
 static char *read_text(const char *path)
@@ -132,6 +137,7 @@ static void assert_commit_equal(const fti_commit *a, const fti_commit *b)
     assert_int_equal(a->bytes, b->bytes);
     assert_int_equal(a->codec, b->codec);
     assert_int_equal(a->io, b->io);
+    assert_int_equal(a->nonce, b->nonce);
 }
 
 static void expect_corrupt(const char *path, const char *why)
@@ -367,6 +373,11 @@ static void test_malformed_line(void **state)
         "cur level=1 seq=7 id=70 slot=1 nranks=0 time=1.000 bytes=1 codec=0 io=0\n",
         "prev level=1 seq=7 id=70\n",
         "cur level=1 seq=x id=70 slot=1 nranks=4 time=1.000 bytes=1 codec=0 io=0\n",
+        /* a nonce is 16 lowercase hex digits, never 0 */
+        "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1.000 bytes=1 codec=0 io=0 nonce=0000000000000000\n",
+        "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1.000 bytes=1 codec=0 io=0 nonce=12345\n",
+        "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1.000 bytes=1 codec=0 io=0 nonce=0123456789ABCDEF\n",
+        "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1.000 bytes=1 codec=0 io=0 nonce=0123456789abcdef0\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char body[4096];
@@ -375,6 +386,20 @@ static void test_malformed_line(void **state)
         expect_corrupt(rec_path, bad[i]);
         assert_non_null(strstr(fti_last_error(), "malformed line"));
     }
+}
+
+/* A field appended after the nonce by a later version is ignored. */
+static void test_appended_after_nonce(void **state)
+{
+    (void)state;
+    write_signed(rec_path, "FTI-COMMIT 1\nlast_seq=7\n"
+                 "cur level=1 seq=7 id=70 slot=1 nranks=4 time=1.000 bytes=1 codec=0 io=0 "
+                 "nonce=0123456789abcdef future=3\n");
+    fti_meta m;
+    int found = 0;
+    assert_int_equal(fti_meta_load(rec_path, &m, &found), FTI_E_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(m.cur[1].nonce, 0x0123456789abcdefull);
 }
 
 int main(void)
@@ -394,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_wrong_magic),
         cmocka_unit_test(test_malformed_line),
+        cmocka_unit_test(test_appended_after_nonce),
     };
     return cmocka_run_group_tests_name("meta", tests, group_setup, group_teardown);
 }

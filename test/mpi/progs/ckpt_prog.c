@@ -21,6 +21,9 @@
  *                                              committed one; default R = N-2: the newest is
  *                                              still in flight), then finalize
  *
+ * $CKPT_PROG_SALT=N (N > 0): other bytes for the same SEED and checkpoint id (another
+ * job's data, tests of two jobs sharing the folders).
+ *
  * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank; + rank *
  * $CKPT_PROG_RANK_KIB KiB when set), 2 bytes of odd
  * size, 3 a composite struct array, 4 an empty one. Byte values derive from
@@ -39,9 +42,11 @@ typedef struct particle {
     char tag;
 } particle;
 
+static uint64_t salt; /* $CKPT_PROG_SALT */
+
 static unsigned char pattern(int seed, int rank, int var, size_t i)
 {
-    uint64_t x = (uint64_t)seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)rank << 40 ^ (uint64_t)var << 56 ^ i;
+    uint64_t x = ((uint64_t)seed ^ salt << 32) * 0x9E3779B97F4A7C15ull ^ (uint64_t)rank << 40 ^ (uint64_t)var << 56 ^ i;
     x ^= x >> 29;
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 32;
@@ -169,6 +174,8 @@ int main(int argc, char **argv)
     else
         MPI_Init(&argc, &argv);
     const char *mode = argv[2];
+    const char *salted = getenv("CKPT_PROG_SALT");
+    salt = salted != NULL ? strtoull(salted, NULL, 10) : 0;
     int rc = FTI_Init(argv[1], MPI_COMM_WORLD);
     if (strcmp(mode, "expect-fail") == 0) {
         printf("FTI_Init returned %d\n", rc);
