@@ -17,6 +17,7 @@
 #include "context.h"
 #include "fault.h"
 #include "fio.h"
+#include "heap_probe.h"
 #include "job_claim.h"
 #include "jobstatus.h"
 #include "hdf5/h5_api.h"
@@ -235,6 +236,9 @@ int FTI_Finalize(void)
     if (e == FTI_E_OK && fti_recover_refused_untouched(ctx))
         fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run "
                 "committed no checkpoint; the ones FTI_Init could not restore stay as they are");
+    else if (e == FTI_E_OK && fti_recover_replaced_untouched(ctx))
+        fti_log(ctx->topo.app_rank == 0 ? FTI_LOG_INFO : FTI_LOG_DEBUG, "FTI_Finalize: this run "
+                "(restart = never) committed no checkpoint; the ones it found stay as they are");
     else if (e == FTI_E_OK)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)
@@ -528,6 +532,12 @@ void *FTI_Realloc(int id, void *ptr)
     if (v->dev != NULL) {
         fti_fail(FTI_E_ARG, "FTI_Realloc: variable %d is device memory; reallocate it yourself "
                  "to FTI_GetStoredSize bytes and protect it again", id);
+        return NULL;
+    }
+    char why[FTI_PATH_MAX + 64];
+    if (fti_not_heap(ptr, why, sizeof why)) { /* realloc(3) would abort the job */
+        fti_fail(FTI_E_ARG, "FTI_Realloc: variable %d: %s, not memory from malloc; allocate "
+                 "FTI_GetStoredSize bytes yourself and protect them again", id, why);
         return NULL;
     }
     void *p = realloc(ptr, e->nbytes ? e->nbytes : 1);

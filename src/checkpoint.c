@@ -44,9 +44,12 @@ fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
     return FTI_E_OK;
 }
 
-/* The slot a new checkpoint of `level` goes to: never the committed one. */
-static int next_slot(const fti_meta *m, int level)
+/* The slot a new checkpoint of `level` goes to: never the committed one,
+ * nor, in a restart = never run, the one the record it replaces names as the
+ * level's newest (that record stays the truth until this run's first commit). */
+static int next_slot(const fti_ctx *ctx, int level)
 {
+    const fti_meta *m = ctx->meta.cur[level].valid ? &ctx->meta : &ctx->replaced;
     return m->cur[level].valid ? 1 - m->cur[level].slot : 0;
 }
 
@@ -154,7 +157,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     c.level = level;
     c.seq = ctx->meta.last_seq + 1;
     c.id = id;
-    c.slot = next_slot(&ctx->meta, level);
+    c.slot = next_slot(ctx, level);
     c.nranks = ctx->topo.app_size;
     c.time = t0;
     c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
@@ -247,7 +250,7 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
     }
     fti_commit c = cand[last];
     c.level = 4;
-    c.slot = next_slot(&ctx->meta, 4);
+    c.slot = next_slot(ctx, 4);
     c.codec = (int)ctx->cfg.l4_codec;
     c.io = ctx->cfg.ckpt_io;
     fti_err e = link_as_l4(ctx, &cand[last], &c);

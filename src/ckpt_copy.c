@@ -73,6 +73,7 @@ fti_err fti_ckpt_copy_take(fti_ckpt_copy *cp, const fti_registry *reg, fti_captu
         at += aligned(fti_var_bytes(dst));
     }
     cp->reg.nvars = e == FTI_E_OK ? reg->nvars : 0;
+    cp->reg.bytes = e == FTI_E_OK ? reg->bytes : 0;
     return e;
 }
 

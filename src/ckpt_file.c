@@ -19,9 +19,21 @@
 
 #define MAX_VARS (1u << 20)
 
+static uint64_t align_to(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) & ~(a - 1);
+}
+
 static uint64_t align_up(uint64_t x)
 {
-    return (x + FTI_FILE_ALIGN - 1) & ~(uint64_t)(FTI_FILE_ALIGN - 1);
+    return align_to(x, FTI_FILE_ALIGN);
+}
+
+/* Large variables stay on page boundaries (read or written alone, O_DIRECT);
+ * small ones are packed, so that many of them do not take a page each. */
+uint64_t fti_file_var_align(uint32_t version, uint64_t nbytes)
+{
+    return version >= 2 && nbytes < FTI_FILE_ALIGN ? FTI_FILE_SMALL_ALIGN : FTI_FILE_ALIGN;
 }
 
 static uint64_t table_end(uint32_t nvars)
@@ -76,9 +88,9 @@ static fti_err decode_fixed(const unsigned char *buf, size_t n, const char *path
     if (memcmp(buf, FTI_FILE_MAGIC, 8) != 0)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: bad magic (not a checkpoint file)", path);
     uint32_t version = fti_le_get32(buf + 8);
-    if (version != FTI_FILE_VERSION)
+    if (version != 1 && version != FTI_FILE_VERSION)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: format version %u, this library reads "
-                        "version %u", path, version, FTI_FILE_VERSION);
+                        "versions 1 and %u", path, version, FTI_FILE_VERSION);
     *nvars = fti_le_get32(buf + 40);
     if (*nvars > MAX_VARS || fti_le_get32(buf + 44) != FTI_FILE_ENTRY_SIZE)
         return fti_fail(FTI_E_CORRUPT, "checkpoint file %s: corrupt header (variable table)", path);
@@ -100,7 +112,7 @@ static fti_err check_layout(const fti_file_header *h, const char *path)
     uint64_t pos = h->data_offset;
     for (uint32_t i = 0; i < h->nvars; i++) {
         const fti_file_entry *e = &h->vars[i];
-        if (e->offset < pos || e->offset % FTI_FILE_ALIGN != 0 ||
+        if (e->offset < pos || e->offset % fti_file_var_align(h->version, e->nbytes) != 0 ||
             (e->elem_size && e->count > UINT64_MAX / e->elem_size) ||
             e->nbytes != e->elem_size * e->count || e->nbytes > h->file_size - e->offset ||
             e->offset > h->file_size)
@@ -176,6 +188,13 @@ const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id)
     return NULL;
 }
 
+const fti_file_entry *fti_file_find_near(const fti_file_header *hdr, int id, int hint)
+{
+    if (hint >= 0 && (uint32_t)hint < hdr->nvars && hdr->vars[hint].id == id)
+        return &hdr->vars[hint];
+    return fti_file_find(hdr, id);
+}
+
 static fti_err write_var(int fd, const char *path, const fti_var *v, fti_file_entry *e,
                          size_t gpu_bufsize, fti_capture_sets *sets)
 {
@@ -222,11 +241,13 @@ fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr)
 
 void fti_file_place(fti_file_header *hdr)
 {
+    hdr->version = FTI_FILE_VERSION;
     hdr->data_offset = fti_file_header_size(hdr->nvars);
     uint64_t pos = hdr->data_offset;
     for (uint32_t i = 0; i < hdr->nvars; i++) {
-        hdr->vars[i].offset = align_up(pos);
-        pos = hdr->vars[i].offset + hdr->vars[i].nbytes;
+        fti_file_entry *e = &hdr->vars[i];
+        e->offset = align_to(pos, fti_file_var_align(hdr->version, e->nbytes));
+        pos = e->offset + e->nbytes;
     }
     hdr->file_size = pos;
 }

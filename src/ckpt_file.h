@@ -1,7 +1,7 @@
 /*
  * ckpt_file.h - the checkpoint file format (docs/FORMAT.md): a header with a
- * variable table and per-variable checksums, then each variable's data at a
- * 4 KiB-aligned offset. Writing goes straight from the user buffers (or the
+ * variable table and per-variable checksums, then each variable's data, at a
+ * 4 KiB-aligned offset when it has 4 KiB or more, else packed (8 bytes). Writing goes straight from the user buffers (or the
  * device capture pipeline), hashing each chunk while it is hot.
  */
 #ifndef FTI_CKPT_FILE_H
@@ -17,8 +17,9 @@
 struct fti_capture_sets; /* capture.h: kept pinned buffers and streams */
 
 #define FTI_FILE_MAGIC "FTICKPT\0"
-#define FTI_FILE_VERSION 1
-#define FTI_FILE_ALIGN 4096
+#define FTI_FILE_VERSION 2 /* 1: every variable at a multiple of 4096 (still read) */
+#define FTI_FILE_ALIGN 4096      /* the header region; variables of 4 KiB or more */
+#define FTI_FILE_SMALL_ALIGN 8   /* version 2: variables under 4 KiB, packed */
 #define FTI_FILE_FIXED_HEADER 128
 #define FTI_FILE_ENTRY_SIZE 96
 
@@ -64,9 +65,13 @@ fti_err fti_file_header_region(const unsigned char *fixed, const char *path, uin
  * fti_file_write gives the variables. Caller frees with fti_file_header_free. */
 fti_err fti_file_plan(const fti_registry *reg, fti_file_header *hdr);
 
-/* Sets data_offset, every entry's aligned offset (from the nbytes of the
- * entries before it) and file_size: the one layout rule of the format. */
+/* Sets version (the current one), data_offset, every entry's aligned offset
+ * (from the nbytes of the entries before it) and file_size: the one layout
+ * rule of the format. */
 void fti_file_place(fti_file_header *hdr);
+
+/* The alignment of a variable of `nbytes` in a file of `version`. */
+uint64_t fti_file_var_align(uint32_t version, uint64_t nbytes);
 
 /* Writes the protected variables to `path` (created 0600, or overwritten in
  * place), then the header, then fsync. `hdr` gives seq/ckpt_id/level/rank;
@@ -144,6 +149,9 @@ int fti_file_version_same(const fti_file_version *a, const fti_file_version *b);
 int fti_file_version_renamed(const fti_file_version *a, const fti_file_version *b);
 
 const fti_file_entry *fti_file_find(const fti_file_header *hdr, int id);
+/* The same, looking at entry `hint` first: the table is in protection order,
+ * so a walk over the registry finds each entry at once (100,000 variables). */
+const fti_file_entry *fti_file_find_near(const fti_file_header *hdr, int id, int hint);
 void fti_file_header_free(fti_file_header *hdr);
 
 /* Serialises a header (table included) to `buf` (fti_file_header_size

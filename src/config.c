@@ -413,9 +413,12 @@ static fti_err check_consistency(fti_config *cfg)
                 "self-describing; using POSIX files", cfg->file);
         cfg->ckpt_io = 1;
     }
-    if (cfg->enable_dcp && cfg->dcp_block_size < 512)
-        return fti_fail(FTI_E_CONFIG, "config %s: [basic] dcp_block_size = %d must be at least "
-                        "512 bytes when enable_dcp = 1", cfg->file, cfg->dcp_block_size);
+    /* 0 is the documented default: dcp.c takes FTI_DCP_DEFAULT_BLOCK then */
+    if (cfg->enable_dcp && cfg->dcp_block_size != 0 &&
+        (cfg->dcp_block_size < 512 || cfg->dcp_block_size > (1 << 30)))
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] dcp_block_size = %d must be 0 (the "
+                        "default, 64 KiB) or 512-1073741824 bytes when enable_dcp = 1",
+                        cfg->file, cfg->dcp_block_size);
     if (cfg->enable_dcp && cfg->ckpt_io != 1)
         fti_log(FTI_LOG_WARN, "config %s: enable_dcp = 1 needs ckpt_io = 1 (POSIX); level 8 "
                 "checkpoints are written as full L4 checkpoints", cfg->file);

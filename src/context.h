@@ -37,6 +37,8 @@ typedef struct fti_recovery {
                               on them) */
     int refused;           /* no checkpoint could be restored: this run started fresh (FTI_Init
                               returned FTI_NREC) and passes over every commit up to start_seq */
+    int tables_checked;    /* the first recovery call compared the chosen checkpoint's tables
+                              with the protected variables on every rank (recover.c) */
     int reprotect_due;     /* the restored checkpoint's level left re-creating its lost extra
                               files to the next checkpoint or FTI_Finalize */
     fti_commit reprotect;  /* that checkpoint */
@@ -61,6 +63,8 @@ typedef struct fti_ctx {
                                locks (meta, global, node-local; held = 0: not this rank's) */
     uint64_t nonce;         /* this run's identity, in every file it writes (job_claim.c) */
     fti_meta meta;          /* the committed state, identical on every rank */
+    fti_meta replaced;      /* restart = never: the record found at FTI_Init, which this run's
+                             * first commit replaces; until then its slots are avoided */
     fti_schedule sched;
     fti_recovery rec;
     fti_post *post;

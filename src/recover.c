@@ -25,8 +25,10 @@
 
 #define REASON_LEN 200
 
-/* Rank 0 prints which ranks could not restore candidate c, and why. */
-static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const char *why)
+/* Rank 0 prints which ranks could not restore candidate c, and why;
+ * `what` says what went wrong on them. */
+static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const char *why,
+                            const char *what)
 {
     char mine[REASON_LEN], *all = NULL;
     snprintf(mine, sizeof mine, "%s", ok ? "" : why);
@@ -36,8 +38,8 @@ static void report_failures(fti_ctx *ctx, const fti_commit *c, int ok, const cha
     if (all == NULL)
         return;
     int shown = 0;
-    fti_log(FTI_LOG_WARN, "checkpoint #%llu (level %d) cannot be restored on every rank:",
-            (unsigned long long)c->seq, c->level);
+    fti_log(FTI_LOG_WARN, "checkpoint #%llu (level %d) %s:", (unsigned long long)c->seq,
+            c->level, what);
     for (int r = 0; r < ctx->topo.app_size && shown < 16; r++)
         if (all[(size_t)r * REASON_LEN] != '\0') {
             fti_log(FTI_LOG_WARN, "  rank %d: %s", r, all + (size_t)r * REASON_LEN);
@@ -185,7 +187,7 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     if (all)
         all = ok = sizes_agree(ctx, c, size, total);
     if (!all) {
-        report_failures(ctx, c, ok, fti_last_error());
+        report_failures(ctx, c, ok, fti_last_error(), "cannot be restored on every rank");
         note_unused_l4_copy(ctx, c);
     }
     if (!all && !own_ok) {
@@ -268,6 +270,35 @@ static fti_err open_chosen(fti_ctx *ctx)
     return fti_expect_file(&x, r->path, 0, &r->hdr);
 }
 
+/* restart = never: the existing record is not restored from, but it stays
+ * the truth until this run's first commit replaces it. Its newest slots are
+ * kept out of use (checkpoint.c) and this run's sequence numbers follow its
+ * own (file names with a seq, dCP layers, never collide). A damaged record
+ * names nothing that could be restored: it is overwritten as before. */
+static fti_err note_replaced(fti_ctx *ctx)
+{
+    int found = 0;
+    fti_log_quiet(1);
+    fti_err e = fti_commit_record_read(ctx, &found);
+    fti_log_quiet(0);
+    if (e != FTI_E_OK && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "restart = never: %s; this run's first commit replaces it",
+                fti_last_error());
+    fti_clear_error();
+    if (e != FTI_E_OK || !found) {
+        memset(&ctx->meta, 0, sizeof ctx->meta);
+        return FTI_E_OK;
+    }
+    ctx->replaced = ctx->meta;
+    memset(&ctx->meta, 0, sizeof ctx->meta);
+    ctx->meta.last_seq = ctx->replaced.last_seq;
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_INFO, "restart = never: starting fresh; the committed checkpoints in %s "
+                "(newest #%llu) stay untouched until this run's first commit replaces them",
+                ctx->dirs.commit, (unsigned long long)ctx->replaced.last_seq);
+    return FTI_E_OK;
+}
+
 fti_err fti_recover_prepare(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
@@ -275,7 +306,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     r->var_fd = -1;
     int found = 0;
     if (ctx->cfg.restart == FTI_RESTART_NEVER)
-        return FTI_E_OK;
+        return note_replaced(ctx);
     fti_err e = fti_commit_record_read(ctx, &found);
     if (e != FTI_E_OK)
         return e;
@@ -347,7 +378,7 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
     if (ctx->rec.chosen.io == FTI_IO_H5_SINGLE)
         return fti_h5s_read_var(ctx, v);
 #endif
-    const fti_file_entry *e = fti_file_find(&ctx->rec.hdr, v->id);
+    const fti_file_entry *e = fti_file_find_near(&ctx->rec.hdr, v->id, (int)(v - ctx->reg.vars));
     if (e == NULL)
         return fti_fail(FTI_E_MISSING, "recover: variable %d is protected but not in checkpoint "
                         "#%llu (%s)", v->id, (unsigned long long)ctx->rec.chosen.seq, ctx->rec.path);
@@ -394,12 +425,122 @@ static void drop_l4_copy(fti_ctx *ctx)
         unlink(local);
 }
 
-/* Local: ranks may recover with different calls (FTI_Recover on some,
- * FTI_RecoverVar on others), so no rank waits for another here. */
+/* The tail of a long path, which names the file (a reason has 200 bytes). */
+static const char *path_tail(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 110 ? path + n - 110 : path;
+}
+
+/* Whether this rank's file of the chosen checkpoint holds every protected
+ * variable at its protected size; else `why` names the first variable that
+ * differs and the file. FTI_Init chose the checkpoint before the
+ * application protected anything, so this is known only now. */
+static int table_matches(fti_ctx *ctx, char *why, size_t cap)
+{
+    const fti_recovery *r = &ctx->rec;
+    if (r->chosen.io == FTI_IO_H5_SINGLE) /* datasets, not a table: checked as they are read */
+        return 1;
+    const char *dots = strlen(r->path) > 110 ? "..." : "";
+    for (int i = 0; i < ctx->reg.nvars; i++) {
+        const fti_var *v = &ctx->reg.vars[i];
+        const fti_file_entry *e = fti_file_find_near(&r->hdr, v->id, i);
+        if (e == NULL)
+            snprintf(why, cap, "variable %d is protected but not in checkpoint #%llu (%s%.110s)",
+                     v->id, (unsigned long long)r->chosen.seq, dots, path_tail(r->path));
+        else if (e->nbytes != fti_var_bytes(v))
+            snprintf(why, cap, "variable %d: checkpoint holds %llu bytes, the protected buffer "
+                     "has %llu (checkpoint #%llu, %s%.110s)", v->id,
+                     (unsigned long long)e->nbytes, (unsigned long long)fti_var_bytes(v),
+                     (unsigned long long)r->chosen.seq, dots, path_tail(r->path));
+        else
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+/* Collective: whether the chosen checkpoint's tables match on every rank;
+ * rank 0 lists the ranks whose table does not. A rank without the chosen
+ * checkpoint (one this run committed, whose file it lost) counts as a
+ * match: no other checkpoint helps it, its FTI_Recover fails as before. */
+static int tables_match_everywhere(fti_ctx *ctx)
+{
+    char why[REASON_LEN] = "";
+    int ok = !ctx->rec.available || table_matches(ctx, why, sizeof why);
+    if (fti_all_ok(ctx->topo.app, ok))
+        return 1;
+    report_failures(ctx, &ctx->rec.chosen, ok, why,
+                    "does not match the protected variables on every rank");
+    return 0;
+}
+
+/* Collective: candidate c becomes the chosen checkpoint when every rank can
+ * restore it (as FTI_Init chose it). */
+static int adopt(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_recover_release(ctx);
+    if (!try_candidate(ctx, c))
+        return 0;
+    ctx->rec.chosen = *c;
+    return fti_all_ok(ctx->topo.app, open_chosen(ctx) == FTI_E_OK);
+}
+
+/* Collective. The chosen checkpoint's tables do not match on every rank:
+ * the newest older committed checkpoint that every rank can restore with
+ * matching tables is chosen instead, as FTI_Init passes over an unreadable
+ * one. When none matches, the first choice stays: ranks whose table matches
+ * restore it, the others fail in restore_one (or call FTI_Realloc, which
+ * FTI's programs do, and try again). */
+static void fall_back_on_table(fti_ctx *ctx)
+{
+    fti_recovery *r = &ctx->rec;
+    const fti_commit first = r->chosen;
+    fti_commit cand[8];
+    int n = fti_meta_candidates(&ctx->meta, cand), tried = 0;
+    for (int i = 0; i < n; i++) {
+        if (cand[i].seq >= first.seq || cand[i].io == FTI_IO_H5_SINGLE ||
+            cand[i].nranks != ctx->topo.app_size)
+            continue;
+        r->reprotect_due = 0; /* the one passed over is not re-protected */
+        tried = 1; /* the first choice's header and mapping are released */
+        if (adopt(ctx, &cand[i]) && tables_match_everywhere(ctx)) {
+            if (ctx->topo.app_rank == 0)
+                fti_log(FTI_LOG_WARN, "FTI_Recover: restoring checkpoint #%llu (level %d, id %lld) "
+                        "instead", (unsigned long long)r->chosen.seq, r->chosen.level,
+                        (long long)r->chosen.id);
+            return;
+        }
+    }
+    if (tried && !adopt(ctx, &first))
+        r->available = 0;
+    r->chosen = first;
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "FTI_Recover: no older committed checkpoint matches the protected "
+                "variables on every rank; checkpoint #%llu stays chosen (call FTI_Realloc or "
+                "protect the stored sizes where it does not match)", (unsigned long long)first.seq);
+}
+
+/* Collective, once per restart: the first recovery call of every rank
+ * (FTI_Recover, FTI_RecoverVarInit or FTI_RecoverVar, the restoring
+ * FTI_Snapshot; FTI's programs mix them across ranks) compares the tables.
+ * Later calls are local, so a rank may retry after FTI_Realloc alone. */
+static void check_tables_once(fti_ctx *ctx)
+{
+    fti_recovery *r = &ctx->rec;
+    if (!r->pending || r->tables_checked)
+        return;
+    r->tables_checked = 1;
+    if (!tables_match_everywhere(ctx))
+        fall_back_on_table(ctx);
+}
+
+/* Local but for the first call of a restart (check_tables_once). */
 fti_err fti_recover_all(fti_ctx *ctx)
 {
     double t0 = fti_now(); /* metrics */
     fti_err e = FTI_E_OK;
+    check_tables_once(ctx);
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
     if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE)
@@ -443,6 +584,11 @@ int fti_recover_refused_untouched(const fti_ctx *ctx)
     return ctx->rec.refused && ctx->meta.last_seq == ctx->rec.start_seq;
 }
 
+int fti_recover_replaced_untouched(const fti_ctx *ctx)
+{
+    return ctx->replaced.last_seq != 0 && ctx->meta.last_seq == ctx->replaced.last_seq;
+}
+
 void fti_recover_reprotect_due(fti_ctx *ctx)
 {
     if (!ctx->rec.reprotect_due)
@@ -476,6 +622,7 @@ fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)
 
 fti_err fti_recover_var_open(fti_ctx *ctx)
 {
+    check_tables_once(ctx);
     if (!ctx->rec.available)
         return fti_fail(FTI_E_NOREC, "FTI_RecoverVarInit: there is no checkpoint to recover");
     if (ctx->rec.var_fd >= 0 || ctx->rec.chosen.io == FTI_IO_H5_SINGLE)

@@ -14,7 +14,10 @@
  * checkpoint exists but none can be restored; FTI_E_OK on a fresh start. */
 fti_err fti_recover_prepare(fti_ctx *ctx);
 
-/* Local. Restores every protected variable. */
+/* Local, but for the first recovery call of a restart (this, or
+ * fti_recover_var_open), which is collective: a chosen checkpoint whose
+ * table does not match the protected variables on every rank gives way to
+ * the newest older one that matches. Restores every protected variable. */
 fti_err fti_recover_all(fti_ctx *ctx);
 
 /* Local, after checkpoint c was committed: FTI_Recover (and RecoverVar,
@@ -35,6 +38,10 @@ void fti_recover_start_fresh(fti_ctx *ctx);
 /* Whether this run started fresh that way and has committed nothing since:
  * the checkpoints it could not restore are all there is, and they stay. */
 int fti_recover_refused_untouched(const fti_ctx *ctx);
+
+/* Whether this restart = never run found a commit record and has committed
+ * nothing since: those checkpoints are not this run's, and they stay. */
+int fti_recover_replaced_untouched(const fti_ctx *ctx);
 
 /* Collective (application ranks of each group), at the next checkpoint
  * or FTI_Finalize: re-creates what the restored checkpoint's level left

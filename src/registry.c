@@ -38,6 +38,7 @@ void fti_registry_free(fti_registry *r)
         free(r->vars[i].dev_owned);
     free(r->types);
     free(r->vars);
+    free(r->index);
     free(r->names);
     memset(r, 0, sizeof *r);
 }
@@ -49,8 +50,44 @@ const fti_type *fti_registry_type(const fti_registry *r, int type)
     return &r->types[type];
 }
 
+/* The index slot where id is, or the empty one where it would go (linear
+ * probing; the table is never more than half full). Unsigned arithmetic:
+ * any id, INT_MIN included, hashes without overflow. */
+static int *index_slot(const fti_registry *r, int id)
+{
+    unsigned mask = (unsigned)r->index_cap - 1;
+    unsigned h = ((unsigned)id * 0x9E3779B1u) & mask;
+    for (;; h = (h + 1) & mask) {
+        int *slot = &r->index[h];
+        if (*slot == 0 || r->vars[*slot - 1].id == id)
+            return slot;
+    }
+}
+
+/* Room in the index for one more variable (FTI_Protect stays O(1) per call
+ * on average: 100,000 variables took a minute with a linear search). */
+static fti_err index_reserve(fti_registry *r, int id)
+{
+    if (2 * (r->nvars + 1) <= r->index_cap)
+        return FTI_E_OK;
+    int cap = r->index_cap ? 2 * r->index_cap : 64;
+    int *old = r->index, *idx = calloc((size_t)cap, sizeof *idx);
+    if (idx == NULL)
+        return fti_fail(FTI_E_NOMEM, "FTI_Protect: variable %d: out of memory", id);
+    r->index = idx;
+    r->index_cap = cap;
+    for (int i = 0; i < r->nvars; i++)
+        *index_slot(r, r->vars[i].id) = i + 1;
+    free(old);
+    return FTI_E_OK;
+}
+
 fti_var *fti_registry_find(fti_registry *r, int id)
 {
+    if (r->index != NULL) {
+        int at = *index_slot(r, id);
+        return at ? &r->vars[at - 1] : NULL;
+    }
     for (int i = 0; i < r->nvars; i++)
         if (r->vars[i].id == id)
             return &r->vars[i];
@@ -85,8 +122,10 @@ static void copy_name(char *dst, const char *src)
 /* The name given by FTI_setIDFromString for this id, if any. */
 static const char *name_of_id(const fti_registry *r, int id)
 {
+    if (id < FTI_FIRST_STRING_ID) /* first: id - FIRST overflows for ids near INT_MIN */
+        return "";
     int i = id - FTI_FIRST_STRING_ID;
-    return (id >= FTI_FIRST_STRING_ID && i < r->nnames) ? r->names[i] : "";
+    return i < r->nnames ? r->names[i] : "";
 }
 
 /* Where the n bytes at ptr live: *dev NULL for host memory. A pointer no
@@ -95,16 +134,22 @@ static const char *name_of_id(const fti_registry *r, int id)
  * device_backends = off: the backends are not even asked, because a CUDA
  * pointer query can create a CUDA context (GPU memory, and a process on the
  * GPU) in an application that never uses the GPU. */
-static fti_err classify(const fti_registry *r, int id, const void *ptr, size_t n,
+static fti_err classify(fti_registry *r, int id, const void *ptr, size_t n,
                         const fti_device_ops **dev, fti_devptr_info *info)
 {
     char why[600];
     *dev = NULL;
-    if (ptr == NULL || n == 0)
+    uintptr_t page = (uintptr_t)ptr / 4096;
+    /* A page is host memory or a device's as a whole: many small variables
+     * in one array cost one probe (four system calls), not one each. */
+    if (ptr == NULL || n == 0 || page == r->host_page)
         return FTI_E_OK;
     if (r->no_device_lookup ? fti_device_host_readable(ptr, n)
-                            : fti_device_classify(ptr, n, dev, info, why, sizeof why) == 0)
+                            : fti_device_classify(ptr, n, dev, info, why, sizeof why) == 0) {
+        if (*dev == NULL)
+            r->host_page = page;
         return FTI_E_OK;
+    }
     if (r->no_device_lookup)
         snprintf(why, sizeof why, "%p is not readable by the host, and device_backends = off "
                  "asks no device backend", ptr);
@@ -121,6 +166,7 @@ static fti_err fill_var(fti_registry *r, fti_var *v, int id, void *ptr, int64_t 
                             : classify(r, id, ptr, (size_t)count * t->size, &dev, &devinfo);
     if (e != FTI_E_OK)
         return e;
+    r->bytes += (uint64_t)count * t->size - fti_var_bytes(v);
     v->id = id;
     v->ptr = ptr;
     v->count = count;
@@ -159,6 +205,9 @@ static fti_err protect(fti_registry *r, int id, void *ptr, int64_t count, int ty
                             r->types[v->type].name, v->type, t->name, type);
         return fill_var(r, v, id, ptr, count, type, dev, owned);
     }
+    fti_err e = index_reserve(r, id);
+    if (e != FTI_E_OK)
+        return e;
     if (r->nvars == r->var_cap) {
         int cap = r->var_cap ? 2 * r->var_cap : 16;
         fti_var *nv = realloc(r->vars, (size_t)cap * sizeof *nv);
@@ -169,18 +218,15 @@ static fti_err protect(fti_registry *r, int id, void *ptr, int64_t count, int ty
     }
     v = &r->vars[r->nvars];
     memset(v, 0, sizeof *v);
-    fti_err e = fill_var(r, v, id, ptr, count, type, dev, owned);
+    e = fill_var(r, v, id, ptr, count, type, dev, owned);
     if (e == FTI_E_OK)
-        r->nvars++;
+        *index_slot(r, id) = ++r->nvars;
     return e;
 }
 
 uint64_t fti_registry_bytes(const fti_registry *r)
 {
-    uint64_t sum = 0;
-    for (int i = 0; i < r->nvars; i++)
-        sum += fti_var_bytes(&r->vars[i]);
-    return sum;
+    return r->bytes;
 }
 
 fti_err fti_registry_protect(fti_registry *r, int id, void *ptr, int64_t count, int type)
@@ -268,8 +314,9 @@ static fti_err grow_names(fti_registry *r, int i)
 
 fti_err fti_registry_adopt_name(fti_registry *r, const char *name, int id)
 {
-    int i = id - FTI_FIRST_STRING_ID;
-    if (id < FTI_FIRST_STRING_ID || i >= FTI_MAX_STRING_IDS || name == NULL || name[0] == '\0')
+    /* id comes from a checkpoint file: compared before it is subtracted */
+    int i = id < FTI_FIRST_STRING_ID ? -1 : id - FTI_FIRST_STRING_ID;
+    if (i < 0 || i >= FTI_MAX_STRING_IDS || name == NULL || name[0] == '\0')
         return fti_fail(FTI_E_ARG, "name '%s' with id %d is not one of FTI_setIDFromString", name ? name : "", id);
     if (i < r->nnames && r->names[i][0] != '\0')
         return FTI_E_OK; /* set in this run already */

@@ -55,6 +55,12 @@ typedef struct fti_registry {
     int ntypes;
     fti_var *vars;
     int nvars, var_cap;
+    int *index;     /* open-addressing hash of ids: position in vars + 1, 0 empty; NULL in
+                     * a copy of the table (ckpt_copy.c), which is searched in order */
+    int index_cap;  /* a power of two, at least twice nvars */
+    uint64_t bytes; /* every variable's bytes */
+    uintptr_t host_page; /* page of the last variable found in host memory: a variable on
+                          * the same page is too, without asking the kernel again */
     char (*names)[FTI_NAME_LEN]; /* FTI_setIDFromString names, index = id - FIRST */
     int nnames;
     int no_device_lookup; /* [basic] device_backends = off: pointers are host memory */

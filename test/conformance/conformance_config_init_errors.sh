@@ -10,13 +10,28 @@
 source "$(dirname "$0")/lib_config.sh"
 P="$CPROGS/conformance_prog_conf_init_rc"
 
+# crash_output FILE...: what MPICH and the C library print when a process
+# calls MPI_Abort, hits an MPI fatal error or dies of a signal. Not the word
+# "abort" alone: hwloc prints "aborting linux discovery" where /sys is absent.
+crash_output() {
+  grep -qE "MPI_Abort|Fatal error in|MPI_Comm_free|BAD TERMINATION|KILLED BY SIGNAL|[Ss]egmentation fault|Aborted( \(core dumped\))?$" "$@"
+}
+
+# The check catches a real MPI_Abort (ckpt_prog aborts when FTI_Init fails)
+# and lets hwloc's message pass.
+"$MPIEXEC" -n 2 -bind-to none "$PROGS/test_prog_ckpt_prog" "$T/nope.fti" write > "$T/out" 2> "$T/err" \
+  && { show; fail "control: ckpt_prog did not abort"; }
+crash_output "$T/out" "$T/err" || { show; fail "control: a real MPI_Abort is not recognised"; }
+printf 'hwloc/linux: failed to find sysfs cpu topology directory, aborting linux discovery.\n' > "$T/hwloc"
+crash_output "$T/hwloc" && fail "control: hwloc's 'aborting linux discovery' taken for a crash"
+
 # expect_clean_fail NAME CODE CONFIG PATTERN
 expect_clean_fail() {
   local name="$1" code="$2" cfg="$3" pattern="$4"
   run4 "$P" "$cfg" || { show; fail "$name: the job exited non-zero"; }
   [ "$(count_in "$T/out" ": FTI_Init returned $code, comm given 1, sum 4\$")" = 4 ] \
     || { show; fail "$name: not every rank got $code with the given, working communicator"; }
-  if grep -qiE "abort|fatal error|MPI_Comm_free|segmentation|signal" "$T/out" "$T/err"; then
+  if crash_output "$T/out" "$T/err"; then
     show; fail "$name: abort or crash output"
   fi
   grep -q -- "$pattern" "$T/err" || { show; fail "$name: stderr does not say '$pattern'"; }

@@ -233,7 +233,7 @@ CASE="dcp_block_size with dCP on"
 sed 's/^enable_dcp .*/enable_dcp = 1/' "$T/itf.cfg" > "$T/dcp.cfg"
 run4 "$R" "$T/dcp.cfg" || { show; fail "$CASE: the job failed"; }
 [ "$(count_in "$T/out" "FTI_Init returned -1, comm given 1")" = 4 ] || { show; fail "$CASE: accepted"; }
-grep -q "\[basic\] dcp_block_size = -1 must be at least 512 bytes when enable_dcp = 1" "$T/err" \
+grep -q "\[basic\] dcp_block_size = -1 must be 0 (the default, 64 KiB) or 512-1073741824 bytes when enable_dcp = 1" "$T/err" \
   || { show; fail "$CASE: message"; }
 echo "ok: $CASE"
 pass "FTI's config shapes are read as FTI reads them"

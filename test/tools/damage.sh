@@ -32,7 +32,7 @@ cmp "$T/v1.raw" "$T/want1" || fail "extracted bytes differ from ckpt_prog's patt
 run_nodes 4 1 "$P" "$T/a.fti" check 21 $KIB 2>/dev/null | grep -q PASS || fail "library disagrees: L2 restore failed"
 
 # -- corrupt data: named by verify; show marks the variable; extract refuses --------
-off=$(( 4096 + 4096 + 100 ))  # inside variable 1 (header 4 KiB, variable 0 one page)
+off=$(( 4096 + 4096 + 100 ))  # inside variable 1 (header 4 KiB, variable 0 packed there, 1 at the next page)
 flip_byte "$(echo "$T"/nodes/node2/*/l2-s0-rank2.fti)" $off
 expect_rc 0 ck verify "$T/a.fti"
 has "^ +2 +2  BAD +ok +yes \(L2 partner copy\)$"

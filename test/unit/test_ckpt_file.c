@@ -1,6 +1,8 @@
 /*
  * test_ckpt_file.c - the checkpoint file format: a round trip restores the
- * exact bytes at 4 KiB-aligned offsets; every kind of damage (magic, version,
+ * exact bytes at the documented offsets (4 KiB-aligned from 4 KiB, else
+ * packed at 8 bytes; version 1 files, all 4 KiB-aligned, still read); every
+ * kind of damage (magic, version,
  * truncation, extension, data and header bit flips, stale sequence number)
  * is rejected with FTI_E_CORRUPT, an absent file with FTI_E_MISSING; and an
  * in-place overwrite of a bigger file equals a fresh write byte for byte.
@@ -220,13 +222,19 @@ static void test_layout(void **state)
         assert_int_equal(e->type, spec[i].type);
         assert_int_equal(e->count, spec[i].count);
         assert_int_equal(e->nbytes, f->size[i]);
-        assert_int_equal(e->offset % FTI_FILE_ALIGN, 0);
+        uint64_t align = f->size[i] >= 4096 ? 4096 : 8; /* version 2 */
+        assert_int_equal(e->offset % align, 0);
         assert_true(e->offset >= end);
-        assert_true(e->offset < end + FTI_FILE_ALIGN);  /* no gap wider than alignment */
+        assert_true(e->offset < end + align);  /* no gap wider than alignment */
         assert_int_equal(e->checksum, fti_hash_buffer(f->buf[i], f->size[i]));
         end = e->offset + e->nbytes;
     }
-    assert_int_equal(h->vars[2].offset, h->vars[3].offset); /* the empty one takes no room */
+    /* docs/FORMAT.md's rule by hand: 4 bytes at H; 8000 at the next page;
+     * the empty one at the 8-aligned end, taking no room; 4097 at a page;
+     * 1 byte and 48 bytes packed after it. */
+    const uint64_t want[NVARS] = {4096, 8192, 16192, 16384, 20488, 20496};
+    for (int i = 0; i < NVARS; i++)
+        assert_int_equal(h->vars[i].offset, want[i]);
     assert_int_equal(h->file_size, end);
     assert_int_equal(f->file_len, end);
 }
@@ -387,20 +395,82 @@ static void test_bad_magic(void **state)
     assert_error_names("magic");
 }
 
-/* Version 2 with a correct header checksum: rejected for the version. */
-static void test_wrong_version(void **state)
+/* The good file's bytes with the version field set to `version` and the
+ * header checksum made right again, written to bad_path. */
+static void write_with_version(const fixture *f, unsigned char version)
 {
-    fixture *f = *state;
     unsigned char *b = malloc(f->file_len);
     memcpy(b, f->file, f->file_len);
-    b[8] = 2;
+    b[8] = version;
     uint64_t end = table_end(NVARS), sum = fti_hash_buffer(b, end);
     for (int i = 0; i < 8; i++)
         b[end + (uint64_t)i] = (unsigned char)(sum >> (8 * i));
     write_all(bad_path, b, f->file_len);
     free(b);
+}
+
+/* Version 3 with a correct header checksum: rejected for the version. */
+static void test_wrong_version(void **state)
+{
+    fixture *f = *state;
+    write_with_version(f, 3);
     expect_verify(bad_path, 0, FTI_E_CORRUPT);
-    assert_error_names("version 2");
+    assert_error_names("version 3");
+    write_with_version(f, 0);
+    expect_verify(bad_path, 0, FTI_E_CORRUPT);
+    assert_error_names("version 0");
+}
+
+/* Packed offsets are version 2's: the same table claiming version 1 (every
+ * variable at a multiple of 4096) is an impossible layout. */
+static void test_version1_rule(void **state)
+{
+    fixture *f = *state;
+    write_with_version(f, 1);
+    expect_verify(bad_path, 0, FTI_E_CORRUPT);
+    assert_error_names("variable 2 has an impossible layout"); /* the empty one, at 16192 */
+}
+
+/* A version 1 file, as the library wrote it before version 2 (every
+ * variable at the next multiple of 4096), is read as before. */
+static void test_version1_read(void **state)
+{
+    fixture *f = *state;
+    fti_file_header h = f->hdr;
+    fti_file_entry vars[NVARS];
+    memcpy(vars, f->hdr.vars, sizeof vars);
+    h.vars = vars;
+    h.version = 1;
+    uint64_t pos = h.data_offset;
+    for (int i = 0; i < NVARS; i++) {
+        vars[i].offset = (pos + 4095) / 4096 * 4096;
+        pos = vars[i].offset + vars[i].nbytes;
+    }
+    h.file_size = pos;
+    unsigned char *b = calloc(1, (size_t)pos);
+    fti_file_header_encode(&h, b);
+    for (int i = 0; i < NVARS; i++)
+        if (f->size[i])
+            memcpy(b + vars[i].offset, f->buf[i], f->size[i]);
+    write_all(bad_path, b, (size_t)pos);
+    free(b);
+    fti_file_header back;
+    assert_int_equal(fti_file_verify(bad_path, SEQ, 1, &back), FTI_E_OK);
+    assert_int_equal(back.version, 1);
+    assert_int_equal(back.vars[4].offset, 24576); /* the byte of id 7: a page of its own */
+    int fd = open(bad_path, O_RDONLY);
+    assert_true(fd >= 0);
+    for (int i = 0; i < NVARS; i++) {
+        fti_var v = *fti_registry_find(&f->reg, spec[i].id);
+        unsigned char *out = calloc(1, f->size[i] + 1);
+        v.ptr = out;
+        assert_int_equal(fti_file_read_var(fd, bad_path, &back.vars[i], &v, 1 << 20), FTI_E_OK);
+        if (f->size[i])
+            assert_memory_equal(out, f->buf[i], f->size[i]);
+        free(out);
+    }
+    close(fd);
+    fti_file_header_free(&back);
 }
 
 static void test_truncated(void **state)
@@ -550,6 +620,8 @@ int main(void)
         T(test_absent),
         T(test_bad_magic),
         T(test_wrong_version),
+        T(test_version1_rule),
+        T(test_version1_read),
         T(test_truncated),
         T(test_appended_byte),
         T(test_flipped_data),

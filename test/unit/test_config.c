@@ -430,6 +430,22 @@ static void test_dcp_block_size_while_off(void **state)
     expect_reject("enable_dcp = 1\ndcp_block_size = -1", "", "dcp_block_size", "-1");
 }
 
+/* 0, the documented default, and an absent key mean FTI_DCP_DEFAULT_BLOCK
+ * (applied by dcp.c); 1-511 and more than 2^30 are refused by name. */
+static void test_dcp_block_size_default(void **state)
+{
+    (void)state;
+    fti_config c;
+    load_ok("enable_dcp = 1\ndcp_block_size = 0", "", &c);
+    assert_int_equal(c.dcp_block_size, 0);
+    load_ok("enable_dcp = 1", "", &c);
+    assert_int_equal(c.dcp_block_size, 0);
+    load_ok("enable_dcp = 1\ndcp_block_size = 512", "", &c);
+    assert_int_equal(c.dcp_block_size, 512);
+    expect_reject("enable_dcp = 1\ndcp_block_size = 511", "", "dcp_block_size", "511");
+    expect_reject("enable_dcp = 1\ndcp_block_size = 1073741825", "", "dcp_block_size", "1073741825");
+}
+
 /* FTI's dcp_l4 (minutes) and ours in seconds or iterations schedule level
  * 8; without enable_dcp FTI ignores the interval, and so do we. */
 static void test_dcp_l4_interval(void **state)
@@ -647,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_fti_advanced_and_injection),
         cmocka_unit_test(test_exec_id_placeholder),
         cmocka_unit_test(test_dcp_block_size_while_off),
+        cmocka_unit_test(test_dcp_block_size_default),
         cmocka_unit_test(test_dcp_l4_interval),
         cmocka_unit_test(test_key_given_twice),
         cmocka_unit_test(test_edit_distance),

@@ -3,6 +3,7 @@
  * protect/update, argument errors (FTI_E_ARG with a message naming the
  * variable), composite field bounds, and name <-> id mapping.
  */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,6 +111,32 @@ static void test_many_vars_keep_order(void **state)
         assert_int_equal(r->vars[id].id, 1000 - id);
         assert_ptr_equal(fti_registry_find(r, 1000 - id)->ptr, &d[id]);
     }
+}
+
+/* Any int is an id: INT_MIN and INT_MAX are protected, found and updated
+ * like others (no signed overflow: the sanitizer build runs this), beside
+ * names of FTI_setIDFromString. */
+static void test_extreme_ids(void **state)
+{
+    fti_registry *r = *state;
+    int a = 1, b = 2, c = 3, named = -1;
+    assert_int_equal(fti_registry_set_name(r, "temperature", &named), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(r, INT_MIN, &a, 1, T_INTG), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(r, INT_MAX, &b, 1, T_INTG), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(r, named, &c, 1, T_INTG), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(r, INT_MIN, &c, 1, T_INTG), FTI_E_OK); /* update */
+    assert_int_equal(r->nvars, 3);
+    assert_ptr_equal(fti_registry_find(r, INT_MIN)->ptr, &c);
+    assert_ptr_equal(fti_registry_find(r, INT_MAX)->ptr, &b);
+    assert_string_equal(fti_registry_find(r, INT_MIN)->name, "");
+    assert_string_equal(fti_registry_find(r, INT_MAX)->name, "");
+    assert_string_equal(fti_registry_find(r, named)->name, "temperature");
+    assert_null(fti_registry_find(r, INT_MIN + 1));
+    assert_null(fti_registry_find(r, INT_MAX - 1));
+    assert_int_equal(fti_registry_bytes(r), 3 * sizeof(int));
+    /* a name read from a checkpoint with an id that is not FTI_setIDFromString's */
+    assert_int_equal(fti_registry_adopt_name(r, "pressure", INT_MIN), FTI_E_ARG);
+    assert_error_names("-2147483648");
 }
 
 static void test_type_change_rejected(void **state)
@@ -293,6 +320,7 @@ int main(void)
         T(test_opaque_type),
         T(test_protect_and_update),
         T(test_many_vars_keep_order),
+        T(test_extreme_ids),
         T(test_type_change_rejected),
         T(test_null_and_negative),
         T(test_unknown_type),

@@ -6,7 +6,8 @@
  *   realloc_prog CONFIG check SEED N   restart: protect 1 double as id 0;
  *                                      FTI_Recover must refuse the small buffer;
  *                                      FTI_GetStoredSize(0) must be (N+rank)*8;
- *                                      FTI_Realloc grows it; FTI_Recover restores
+ *                                      FTI_Realloc refuses a stack buffer and
+ *                                      static data (NULL, no abort), then grows it; FTI_Recover restores
  *                                      every value of both variables
  *
  * Prints "PASS" from rank 0 when every rank restored every value.
@@ -64,6 +65,15 @@ static long do_check(int seed, int rank, int64_t n)
                 "FTI_GetStoredSize(0) is not the stored size");
     bad += step(FTI_GetStoredSize(1) == (int64_t)sizeof(int), rank, "FTI_GetStoredSize(1)");
     bad += step(FTI_GetStoredSize(99) == 0, rank, "FTI_GetStoredSize of an unknown id");
+    /* Memory realloc(3) cannot take (on the stack, static data): refused
+     * with NULL, and the variable stays usable. */
+    static double in_data[4];
+    double on_stack[4] = {0};
+    bad += step(FTI_Protect(0, on_stack, 1, FTI_DBLE) == FTI_SCES, rank, "protect a stack buffer");
+    bad += step(FTI_Realloc(0, on_stack) == NULL, rank, "FTI_Realloc took a stack buffer");
+    bad += step(FTI_Protect(0, in_data, 1, FTI_DBLE) == FTI_SCES, rank, "protect static data");
+    bad += step(FTI_Realloc(0, in_data) == NULL, rank, "FTI_Realloc took static data");
+    bad += step(FTI_Protect(0, a, 1, FTI_DBLE) == FTI_SCES, rank, "protect the heap buffer again");
     double *grown = FTI_Realloc(0, a);
     bad += step(grown != NULL, rank, "FTI_Realloc returned NULL");
     if (grown == NULL)
