@@ -28,16 +28,6 @@ job_dirs() {
   local k; for k in 0 1 2 3; do mkdir -p -m 0700 "$T/nodes/node$k/$E"; done
   mkdir -p -m 0700 "$T/global/$E" "$T/meta/$E"
 }
-# expect_refused WHAT PATH-REGEX CMD...: CMD fails within 60 s, its output
-# names PATH and says why ("symbolic link" or "not a regular file").
-expect_refused() {
-  local what="$1" re="$2"; shift 2
-  set +e; timeout 60 "$@" > "$T/out" 2>&1; local rc=$?; set -e
-  [ "$rc" -ne 124 ] || { cat "$T/out"; fail "$what: blocked (killed after 60 s)"; }
-  [ "$rc" -ne 0 ] || { cat "$T/out"; fail "$what: the job succeeded"; }
-  grep -Eq -- "$re" "$T/out" || { cat "$T/out"; fail "$what: no error matching '$re'"; }
-}
-
 # An L1 slot file: a fresh job writes slot 0 of each rank.
 fresh; job_dirs
 for r in 0 1 2 3; do ln -s "$VICTIM" "$T/nodes/node$r/$E/l1-s0-rank$r.fti"; done

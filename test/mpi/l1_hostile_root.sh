@@ -35,14 +35,6 @@ planted_intact() {
   [ "$(stat -c '%U %a' "$1")" = "nobody 666" ] || fail "$1 is now $(stat -c '%U %a' "$1")"
   [ "$(cat "$1")" = planted ] || fail "$1 was written"
 }
-expect_refused() {
-  local what="$1" re="$2"; shift 2
-  set +e; timeout 60 "$@" > "$T/out" 2>&1; local rc=$?; set -e
-  [ "$rc" -ne 124 ] || { cat "$T/out"; fail "$what: blocked (killed after 60 s)"; }
-  [ "$rc" -ne 0 ] || { cat "$T/out"; fail "$what: the job succeeded"; }
-  grep -Eq -- "$re" "$T/out" || { cat "$T/out"; fail "$what: no error matching '$re'"; }
-}
-
 fresh; job_dirs
 for r in 0 1 2 3; do plant "$T/nodes/node$r/$E/l1-s0-rank$r.fti"; done
 expect_refused "planted L1 slot" "$T/nodes/node[0-3]/$E/l1-s0-rank[0-3].fti.*owned by another user" \

@@ -88,6 +88,16 @@ use_node_mode() {
 # lose_node K: the node's local storage is gone.
 lose_node() { rm -rf "$T/nodes/node$1"; }
 
+# expect_refused WHAT REGEX CMD...: CMD fails within 60 s (a FIFO where a
+# file belongs must not block it) and its output matches REGEX.
+expect_refused() {
+  local what="$1" re="$2"; shift 2
+  set +e; timeout 60 "$@" > "$T/out" 2>&1; local rc=$?; set -e
+  [ "$rc" -ne 124 ] || { cat "$T/out"; fail "$what: blocked (killed after 60 s)"; }
+  [ "$rc" -ne 0 ] || { cat "$T/out"; fail "$what: the job succeeded"; }
+  grep -Eq -- "$re" "$T/out" || { cat "$T/out"; fail "$what: no error matching '$re'"; }
+}
+
 # flip_middle FILE: one byte in the middle of FILE changed (its header intact).
 flip_middle() { python3 -c "import os,sys; p=sys.argv[1]; n=os.path.getsize(p)//2; f=open(p,'r+b'); f.seek(n); b=f.read(1); f.seek(n); f.write(bytes([b[0]^0x5a]))" "$1"; }
 
