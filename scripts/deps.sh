@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   mpich libmpich-dev
   zlib1g-dev libzstd-dev libxxhash-dev
-  libjerasure-dev libgf-complete-dev libisal-dev
+  libisal-dev
   libiniparser-dev libcmocka-dev
   libhdf5-mpich-dev hdf5-tools python3-h5py
   gfortran clang libclang-rt-14-dev python3 util-linux procps

@@ -32,8 +32,6 @@ class Libfti(CMakePackage):
     depends_on("zstd")
     depends_on("xxhash")
     depends_on("iniparser")
-    depends_on("jerasure")
-    depends_on("gf-complete")
     depends_on("isa-l", when="+isal")
     depends_on("cuda", when="+cuda")
     depends_on("hdf5+mpi", when="+hdf5")
