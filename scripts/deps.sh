@@ -9,7 +9,7 @@ PACKAGES=(
   mpich libmpich-dev
   zlib1g-dev libzstd-dev libxxhash-dev
   libisal-dev
-  libiniparser-dev libcmocka-dev
+  libcmocka-dev
   libhdf5-mpich-dev hdf5-tools python3-h5py
   gfortran clang libclang-rt-14-dev python3 util-linux procps
 )

@@ -31,7 +31,6 @@ class Libfti(CMakePackage):
     depends_on("zlib-api")
     depends_on("zstd")
     depends_on("xxhash")
-    depends_on("iniparser")
     depends_on("isa-l", when="+isal")
     depends_on("cuda", when="+cuda")
     depends_on("hdf5+mpi", when="+hdf5")
