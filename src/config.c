@@ -230,6 +230,12 @@ static fti_err parse_codec(const char *file, const key_spec *k, const char *s, f
         cfg->l4_codec = FTI_CODEC_ZLIB;
         cfg->l4_codec_level = n == 1 ? 1 : level;
     } else if (whole && strcmp(name, "zstd") == 0 && (n == 1 || (level >= 1 && level <= 19))) {
+#ifndef FTI_HAVE_ZSTD
+        /* refused, not swapped for zlib: the user asked for zstd's speed */
+        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s': this build has no zstd "
+                        "(configured without libzstd); use zlib:<0-9> or none, or rebuild with "
+                        "libzstd", file, k->section, k->key, s);
+#endif
         cfg->l4_codec = FTI_CODEC_ZSTD;
         cfg->l4_codec_level = n == 1 ? 1 : level;
     } else {
