@@ -4,12 +4,16 @@
 # only when something is missing.
 set -euo pipefail
 
+# Required: the compiler, cmake, pkg-config, MPI, zlib, xxHash. The rest is
+# optional (ISA-L, zstd, HDF5; CMocka for the unit tests; gfortran, clang)
+# and installed here so the full suite runs; scripts/test-minimal.sh checks
+# the build without them.
 PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   mpich libmpich-dev
   zlib1g-dev libzstd-dev libxxhash-dev
-  libjerasure-dev libgf-complete-dev libisal-dev
-  libiniparser-dev libcmocka-dev
+  libisal-dev
+  libcmocka-dev
   libhdf5-mpich-dev hdf5-tools python3-h5py
   gfortran clang libclang-rt-14-dev python3 util-linux procps
 )

@@ -1,6 +1,6 @@
 /*
  * config.h - the INI config file (FTI's keys plus our documented additions),
- * parsed with iniparser into one validated struct. Every key is in one table
+ * parsed by ini.c (the one INI grammar) into one validated struct. Every key is in one table
  * with its type and bounds; errors name the file, the key and the value.
  */
 #ifndef FTI_CONFIG_H

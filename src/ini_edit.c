@@ -1,6 +1,5 @@
 #include "ini_edit.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,96 +10,70 @@
 #include <unistd.h>
 
 #include "fio.h"
+#include "ini.h"
 #include "safe_fs.h"
 
-enum { LINE_OTHER, LINE_SECTION, LINE_KEY };
-
 typedef struct line {
-    const char *text; /* into the file's buffer, not terminated */
-    size_t len;       /* with its '\n', if any */
-    int kind;
-    const char *name; /* section or key name, trimmed */
-    size_t name_len;
+    const char *text; /* the physical bytes in the file's buffer, not terminated */
+    size_t len;       /* with the last '\n', if any */
+    const char *logical; /* continuations joined (owned when `joined`) */
+    size_t logical_len;
+    int joined;
+    fti_ini_line l; /* pointers into `logical` */
 } line;
 
-static const char *skip_space(const char *p, const char *end)
+static int name_is(const line *ln, const char *name)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
+    return ln->l.name_len == strlen(name) && strncasecmp(ln->l.name, name, ln->l.name_len) == 0;
 }
 
-static size_t trimmed_len(const char *p, size_t n)
+static void free_lines(line *ls, int n)
 {
-    while (n > 0 && isspace((unsigned char)p[n - 1]))
-        n--;
-    return n;
+    for (int i = 0; ls != NULL && i < n; i++)
+        if (ls[i].joined)
+            free((char *)ls[i].logical);
+    free(ls);
 }
 
-static void classify(line *l)
-{
-    const char *end = l->text + l->len;
-    const char *p = skip_space(l->text, end);
-    l->kind = LINE_OTHER;
-    if (p == end || *p == '#' || *p == ';' || *p == '\n' || *p == '\r')
-        return;
-    if (*p == '[') {
-        const char *close = memchr(p, ']', (size_t)(end - p));
-        if (close == NULL)
-            return;
-        l->name = skip_space(p + 1, close);
-        l->name_len = trimmed_len(l->name, (size_t)(close - l->name));
-        l->kind = LINE_SECTION;
-        return;
-    }
-    const char *eq = memchr(p, '=', (size_t)(end - p));
-    if (eq == NULL)
-        return;
-    l->name = p;
-    l->name_len = trimmed_len(p, (size_t)(eq - p));
-    l->kind = LINE_KEY;
-}
-
-static int name_is(const line *l, const char *name)
-{
-    return l->name_len == strlen(name) && strncasecmp(l->name, name, l->name_len) == 0;
-}
-
-/* Splits buf into lines (the last may lack its '\n'). */
+/* Splits buf into logical lines, classified by the one grammar (ini.h). */
 static line *split_lines(const char *buf, size_t size, int *count)
 {
     line *ls = calloc(size + 1, sizeof *ls);
-    int n = 0;
-    for (size_t at = 0; ls != NULL && at < size;) {
-        const char *nl = memchr(buf + at, '\n', size - at);
-        size_t len = nl ? (size_t)(nl - (buf + at)) + 1 : size - at;
-        ls[n].text = buf + at;
-        ls[n].len = len;
-        classify(&ls[n]);
-        n++;
-        at += len;
+    fti_ini_cursor c;
+    fti_ini_cursor_init(&c, buf, size);
+    const char *s;
+    size_t len, start, end;
+    int n = 0, first, got = 0;
+    while (ls != NULL && (got = fti_ini_next(&c, &s, &len, &first, &start, &end)) == 1) {
+        line *ln = &ls[n++];
+        ln->text = buf + start;
+        ln->len = end - start;
+        ln->joined = s < buf || s >= buf + size;
+        ln->logical = ln->joined ? strndup(s, len) : s;
+        ln->logical_len = len;
+        if (ln->logical == NULL)
+            got = -1;
+        else
+            fti_ini_line_parse(ln->logical, len, &ln->l);
+        if (got < 0)
+            break;
     }
+    fti_ini_cursor_free(&c);
     *count = n;
+    if (got < 0) {
+        free_lines(ls, n);
+        return NULL;
+    }
     return ls;
 }
 
 /* A key line with its value replaced: the text before the value, the new
  * value, then what followed the old value (spacing, comment, end of line). */
-static void write_key_line(FILE *out, const line *l, const char *value)
+static void write_key_line(FILE *out, const line *ln, const char *value)
 {
-    const char *end = l->text + l->len;
-    const char *v = skip_space((const char *)memchr(l->text, '=', l->len) + 1, end);
-    const char *stop = v;
-    if (stop < end && *stop == '"') { /* a quoted value may hold comment characters */
-        const char *q = memchr(stop + 1, '"', (size_t)(end - stop - 1));
-        stop = q ? q + 1 : end;
-    }
-    while (stop < end && *stop != '#' && *stop != ';' && *stop != '\n' && *stop != '\r')
-        stop++;
-    const char *vend = v + trimmed_len(v, (size_t)(stop - v));
-    fprintf(out, "%.*s%s%.*s", (int)(v - l->text), l->text, value, (int)(end - vend), vend);
-    if (l->len == 0 || l->text[l->len - 1] != '\n')
-        fputc('\n', out);
+    const char *t = ln->logical, *end = t + ln->logical_len;
+    fprintf(out, "%.*s%s%.*s\n", (int)(ln->l.raw - t), t, value, (int)(end - ln->l.raw_end),
+            ln->l.raw_end);
 }
 
 static void write_missing(FILE *out, const fti_ini_kv *kv, int n, const int *found)
@@ -124,22 +97,22 @@ static void write_edited(FILE *out, const line *ls, int nl, const char *section,
 {
     int in = 0, last = -1; /* the line after which missing keys go */
     for (int i = 0; i < nl; i++) {
-        if (ls[i].kind == LINE_SECTION)
+        if (ls[i].l.kind == FTI_INI_SECTION)
             in = name_is(&ls[i], section);
-        if (in && ls[i].kind != LINE_OTHER)
+        if (in && (ls[i].l.kind == FTI_INI_SECTION || ls[i].l.kind == FTI_INI_KEY))
             last = i;
-        for (int k = 0; in && ls[i].kind == LINE_KEY && k < n; k++)
+        for (int k = 0; in && ls[i].l.kind == FTI_INI_KEY && k < n; k++)
             if (name_is(&ls[i], kv[k].key))
                 found[k] = 1;
     }
     in = 0;
     for (int i = 0; i < nl; i++) {
-        if (ls[i].kind == LINE_SECTION)
+        if (ls[i].l.kind == FTI_INI_SECTION)
             in = name_is(&ls[i], section);
         int k = 0;
-        while (in && ls[i].kind == LINE_KEY && k < n && !name_is(&ls[i], kv[k].key))
+        while (in && ls[i].l.kind == FTI_INI_KEY && k < n && !name_is(&ls[i], kv[k].key))
             k++;
-        if (in && ls[i].kind == LINE_KEY && k < n)
+        if (in && ls[i].l.kind == FTI_INI_KEY && k < n)
             write_key_line(out, &ls[i], kv[k].value);
         else if (i == last)
             write_line(out, &ls[i]);
@@ -223,7 +196,7 @@ int fti_ini_set(const char *path, const char *section, const fti_ini_kv *kv, int
         if (rc != 0)
             unlink(tmp);
     }
-    free(ls);
+    free_lines(ls, nl);
     free(buf);
     return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * ini_edit.h - sets keys of one section in an INI file in place, keeping
  * every other line (comments, blank lines, order, spacing) as it was. The
- * file is read as iniparser reads it (sections and keys case-insensitive,
- * '#' and ';' comments) and replaced by rename of a temporary file next to
+ * file is read by the one INI grammar (ini.h: sections and keys
+ * case-insensitive, '#' and ';' comments, continued lines) and replaced by rename of a temporary file next to
  * it, so a reader never sees half a file.
  */
 #ifndef FTI_INI_EDIT_H

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#ifdef FTI_HAVE_ZSTD
 #include <zstd.h>
+#endif
 
 #include "config.h"
 #include "fio.h"
@@ -188,10 +190,29 @@ void fti_l4_unshuffle(const unsigned char *in, unsigned char *out, size_t n, uns
 
 typedef struct coder {
     int codec, level;
+#ifdef FTI_HAVE_ZSTD
     ZSTD_CCtx *cc;
     ZSTD_DCtx *dc;
+#endif
 } coder;
 
+/* zlib's calls, the same for every build. */
+static const char *zlib_compress(coder *c, const void *in, size_t n, void *out, size_t cap,
+                                 size_t *clen)
+{
+    uLongf len = (uLongf)cap;
+    int rc = compress2(out, &len, in, (uLong)n, c->level);
+    *clen = len;
+    return rc == Z_OK ? NULL : rc == Z_MEM_ERROR ? "zlib: out of memory" : "zlib: compress2 failed";
+}
+
+static int zlib_decompress(const void *in, size_t clen, void *out, size_t n)
+{
+    uLongf len = (uLongf)n;
+    return uncompress(out, &len, in, (uLong)clen) == Z_OK && len == n ? 0 : -1;
+}
+
+#ifdef FTI_HAVE_ZSTD
 static size_t coder_bound(int codec, size_t n)
 {
     return codec == FTI_CODEC_ZLIB ? (size_t)compressBound((uLong)n) : ZSTD_compressBound(n);
@@ -207,12 +228,8 @@ static void coder_free(coder *c)
 static const char *coder_compress(coder *c, const void *in, size_t n, void *out, size_t cap,
                                   size_t *clen)
 {
-    if (c->codec == FTI_CODEC_ZLIB) {
-        uLongf len = (uLongf)cap;
-        int rc = compress2(out, &len, in, (uLong)n, c->level);
-        *clen = len;
-        return rc == Z_OK ? NULL : rc == Z_MEM_ERROR ? "zlib: out of memory" : "zlib: compress2 failed";
-    }
+    if (c->codec == FTI_CODEC_ZLIB)
+        return zlib_compress(c, in, n, out, cap, clen);
     if (c->cc == NULL && (c->cc = ZSTD_createCCtx()) == NULL)
         return "zstd: out of memory";
     size_t r = ZSTD_compressCCtx(c->cc, out, cap, in, n, c->level);
@@ -223,14 +240,48 @@ static const char *coder_compress(coder *c, const void *in, size_t n, void *out,
 /* 0 when `clen` bytes decode to exactly n bytes, -1 otherwise. */
 static int coder_decompress(coder *c, const void *in, size_t clen, void *out, size_t n)
 {
-    if (c->codec == FTI_CODEC_ZLIB) {
-        uLongf len = (uLongf)n;
-        return uncompress(out, &len, in, (uLong)clen) == Z_OK && len == n ? 0 : -1;
-    }
+    if (c->codec == FTI_CODEC_ZLIB)
+        return zlib_decompress(in, clen, out, n);
     if (c->dc == NULL && (c->dc = ZSTD_createDCtx()) == NULL)
         return -1;
     size_t r = ZSTD_decompressDCtx(c->dc, out, n, in, clen);
     return !ZSTD_isError(r) && r == n ? 0 : -1;
+}
+#else
+/* Built without zstd: the config refuses zstd (config.c) and a zstd file
+ * is refused by name before any chunk (codec_known), so only zlib gets here. */
+static size_t coder_bound(int codec, size_t n)
+{
+    (void)codec;
+    return (size_t)compressBound((uLong)n);
+}
+
+static void coder_free(coder *c)
+{
+    (void)c;
+}
+
+static const char *coder_compress(coder *c, const void *in, size_t n, void *out, size_t cap,
+                                  size_t *clen)
+{
+    return zlib_compress(c, in, n, out, cap, clen);
+}
+
+static int coder_decompress(coder *c, const void *in, size_t clen, void *out, size_t n)
+{
+    (void)c;
+    return zlib_decompress(in, clen, out, n);
+}
+#endif
+
+/* Whether this build codes `codec`. */
+static int codec_known(int codec)
+{
+#ifdef FTI_HAVE_ZSTD
+    return codec == FTI_CODEC_ZLIB || codec == FTI_CODEC_ZSTD;
+#else
+    return codec == FTI_CODEC_ZLIB;
+#endif
 }
 
 int fti_l4_is_compressed(const unsigned char *first8)
@@ -360,8 +411,9 @@ static fti_err enc_open(enc_state *s, const fti_l4_encoding *enc, uint64_t size,
     s->pos = FTI_L4Z_HEADER + s->nchunks * FTI_L4Z_ENTRY;
     s->cap = coder_bound(enc->codec, s->chunk);
     fti_err e = FTI_E_OK;
-    if (enc->codec != FTI_CODEC_ZLIB && enc->codec != FTI_CODEC_ZSTD)
-        return fti_fail(FTI_E_ARG, "%s: %s: unknown codec %d", nm->who, nm->dst, enc->codec);
+    if (!codec_known(enc->codec))
+        return fti_fail(FTI_E_ARG, "%s: %s: codec %d is not in this build", nm->who, nm->dst,
+                        enc->codec);
     if (fti_hash_init(&s->whole) != 0)
         e = fti_fail(FTI_E_NOMEM, "%s: out of memory for %s", nm->who, nm->dst);
     s->table = alloc_or_fail((size_t)s->nchunks * FTI_L4Z_ENTRY, nm, &e);
@@ -503,7 +555,11 @@ static fti_err dec_check_header(dec_state *s, const unsigned char *h, const fti_
     s->size = fti_le_get64(h + 32);
     s->nchunks = fti_le_get64(h + 40);
     s->whole_sum = fti_le_get64(h + 48);
-    if (s->cd.codec != FTI_CODEC_ZLIB && s->cd.codec != FTI_CODEC_ZSTD)
+    if (s->cd.codec == FTI_CODEC_ZSTD && !codec_known(s->cd.codec))
+        return CORRUPT("%s: %s is compressed with zstd and this build has no "
+                        "zstd (configured without libzstd): read it with a build that has",
+                        nm->who, nm->src);
+    if (!codec_known(s->cd.codec))
         return CORRUPT("%s: %s: unknown codec %d in the header", nm->who, nm->src, s->cd.codec);
     if (s->chunk == 0 || s->chunk > FTI_L4Z_MAX_CHUNK || s->nchunks != nchunks_of(s->size, s->chunk))
         return CORRUPT("%s: %s: header corrupt (chunk size %llu, %llu chunks for %llu bytes)",

@@ -1,49 +1,102 @@
 /*
- * rs_codec.c - level 3's Reed-Solomon code: jerasure's coding matrix and
- * field for the small matrices (coefficients, inverses), gf_region's
- * kernels (ISA-L or jerasure) for the bytes.
+ * rs_codec.c - level 3's Reed-Solomon code: the coding matrix and the
+ * small inverses over gf_region's field, gf_region's kernels (ISA-L or our
+ * own) for the bytes.
  */
 #include "rs_codec.h"
 
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include <jerasure.h>
-#include <jerasure/galois.h>
-#include <jerasure/reed_sol.h>
 
 #include "gf_region.h"
 
-static pthread_once_t field_once = PTHREAD_ONCE_INIT;
-static int field_status = -1;
+/* ---- the coding matrix -------------------------------------------------
+ * The matrix FTI's parity files were always made with (jerasure's
+ * "Vandermonde coding matrix", w = 8), built here by the same steps so the
+ * parity stays byte-identical without that library: a systematic form of
+ * an extended Vandermonde matrix, normalised so the first parity row and
+ * the first column are all ones (parity row 0 is then the XOR of the data).
+ * test_rs_codec holds each group size's matrix checksum as jerasure built
+ * it. n = 2g rows, g columns, row-major in v. */
 
-/* jerasure builds its GF(2^8) field lazily on first use, unsynchronized;
- * building it once here makes later concurrent use read-only. An
- * application that set its own field keeps it. */
-static void field_init(void)
+/* Row 0 is e_0, row n-1 is e_(g-1), row r in between is r^0, r^1, ... */
+static void extended_vandermonde(int *v, int n, int g)
 {
-    field_status = galois_get_field_ptr(8) != NULL ? 0 : galois_init_default_field(8);
+    memset(v, 0, sizeof(int) * (size_t)(n * g));
+    v[0] = 1;
+    v[(n - 1) * g + g - 1] = 1;
+    for (int r = 1; r < n - 1; r++) {
+        unsigned p = 1;
+        for (int c = 0; c < g; c++, p = fti_gf_mul(p, (unsigned)r))
+            v[r * g + c] = (int)p;
+    }
 }
 
-static int field_ready(void)
+static void swap_rows(int *v, int g, int a, int b)
 {
-    return pthread_once(&field_once, field_init) == 0 && field_status == 0;
+    for (int c = 0; c < g; c++) {
+        int t = v[a * g + c];
+        v[a * g + c] = v[b * g + c];
+        v[b * g + c] = t;
+    }
+}
+
+/* Column operations (they keep every g rows independent) that turn the
+ * top g x g block into the identity, column by column from the second;
+ * row swaps bring a non-zero pivot up. -1 when no pivot (cannot happen). */
+static int make_systematic(int *v, int n, int g)
+{
+    for (int i = 1; i < g; i++) {
+        int j = i;
+        while (j < n && v[j * g + i] == 0)
+            j++;
+        if (j == n)
+            return -1;
+        if (j != i)
+            swap_rows(v, g, i, j);
+        unsigned s = fti_gf_inv((unsigned)v[i * g + i]);
+        for (int r = 0; r < n && s != 1; r++)
+            v[r * g + i] = (int)fti_gf_mul(s, (unsigned)v[r * g + i]);
+        for (int c = 0; c < g; c++) {
+            unsigned e = (unsigned)v[i * g + c];
+            if (c == i || e == 0)
+                continue;
+            for (int r = 0; r < n; r++) /* column c -= e * column i */
+                v[r * g + c] ^= (int)fti_gf_mul(e, (unsigned)v[r * g + i]);
+        }
+    }
+    return 0;
+}
+
+/* Scales the parity columns so parity row 0 is all ones, then each later
+ * parity row so its first element is one. */
+static void normalise_parity(int *v, int n, int g)
+{
+    for (int c = 0; c < g; c++) {
+        unsigned s = fti_gf_inv((unsigned)v[g * g + c]);
+        for (int r = g; r < n && s != 1; r++)
+            v[r * g + c] = (int)fti_gf_mul(s, (unsigned)v[r * g + c]);
+    }
+    for (int r = g + 1; r < n; r++) {
+        unsigned s = fti_gf_inv((unsigned)v[r * g]);
+        for (int c = 0; c < g && s != 1; c++)
+            v[r * g + c] = (int)fti_gf_mul((unsigned)v[r * g + c], s);
+    }
 }
 
 int fti_rs_code_init(fti_rs_code *code, int g)
 {
+    int m[2 * FTI_RS_MAX_G * FTI_RS_MAX_G]; /* 8 KiB on the stack: thread-safe */
     memset(code, 0, sizeof *code);
-    if (g < 2 || g > FTI_RS_MAX_G || !field_ready())
+    if (g < 2 || g > FTI_RS_MAX_G)
         return -1;
-    int *m = reed_sol_vandermonde_coding_matrix(g, g, 8);
-    if (m == NULL)
+    extended_vandermonde(m, 2 * g, g);
+    if (make_systematic(m, 2 * g, g) != 0)
         return -1;
+    normalise_parity(m, 2 * g, g);
     code->g = g;
     for (int row = 0; row < g; row++)
         for (int col = 0; col < g; col++)
-            code->coef[row][col] = m[row * g + col];
-    free(m);
+            code->coef[row][col] = m[(g + row) * g + col];
     return 0;
 }
 
@@ -86,9 +139,45 @@ static void lost_rows(const fti_rs_code *code, const int *inv, fti_rs_plan *plan
         for (int col = 0; col < g; col++) {
             int v = 0;
             for (int k = 0; k < g; k++)
-                v ^= galois_single_multiply(generator(code, plan->lost[t], k), inv[k * g + col], 8);
+                v ^= (int)fti_gf_mul((unsigned)generator(code, plan->lost[t], k), (unsigned)inv[k * g + col]);
             plan->row[t][col] = v;
         }
+}
+
+/* inv = a^-1 (g x g, row-major) by Gauss-Jordan; a is consumed. The
+ * inverse is unique, so the plan's rows do not depend on how it is found.
+ * -1 when a is singular. */
+static int invert(int *a, int *inv, int g)
+{
+    for (int r = 0; r < g; r++)
+        for (int c = 0; c < g; c++)
+            inv[r * g + c] = r == c;
+    for (int i = 0; i < g; i++) {
+        int p = i;
+        while (p < g && a[p * g + i] == 0)
+            p++;
+        if (p == g)
+            return -1;
+        if (p != i) {
+            swap_rows(a, g, i, p);
+            swap_rows(inv, g, i, p);
+        }
+        unsigned s = fti_gf_inv((unsigned)a[i * g + i]);
+        for (int c = 0; c < g; c++) {
+            a[i * g + c] = (int)fti_gf_mul(s, (unsigned)a[i * g + c]);
+            inv[i * g + c] = (int)fti_gf_mul(s, (unsigned)inv[i * g + c]);
+        }
+        for (int r = 0; r < g; r++) {
+            unsigned e = (unsigned)a[r * g + i];
+            if (r == i || e == 0)
+                continue;
+            for (int c = 0; c < g; c++) { /* row r -= e * row i */
+                a[r * g + c] ^= (int)fti_gf_mul(e, (unsigned)a[i * g + c]);
+                inv[r * g + c] ^= (int)fti_gf_mul(e, (unsigned)inv[i * g + c]);
+            }
+        }
+    }
+    return 0;
 }
 
 int fti_rs_plan_rebuild(const fti_rs_code *code, const int *have_data, const int *have_parity,
@@ -100,7 +189,7 @@ int fti_rs_plan_rebuild(const fti_rs_code *code, const int *have_data, const int
     for (int r = 0; r < g; r++)
         for (int col = 0; col < g; col++)
             A[r * g + col] = generator(code, plan->pick[r], col);
-    if (jerasure_invert_matrix(A, inv, g, 8) != 0)
+    if (invert(A, inv, g) != 0)
         return -1; /* cannot happen with this code: any G rows are independent */
     lost_rows(code, inv, plan);
     return 0;

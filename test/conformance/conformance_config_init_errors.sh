@@ -42,7 +42,7 @@ expect_clean_fail "missing file" -1 "$T/nope.fti" "config $T/nope.fti: cannot re
 mkdir -p "$T/adir"
 expect_clean_fail "a directory" -1 "$T/adir" "config $T/adir"
 printf '[basic\nckpt_dir = x\nthis is no ini\n' > "$T/notini.fti"
-expect_clean_fail "not INI" -1 "$T/notini.fti" "config $T/notini.fti: not a valid INI file"
+expect_clean_fail "not INI" -1 "$T/notini.fti" "config $T/notini.fti: not a valid INI file: line 1, section header '\[basic': the section header has no ']'"
 expect_clean_fail "empty name" -1 "" "config file name is empty"
 
 write_config "$T/v.fti" ckpt_l1=abc

@@ -63,7 +63,7 @@ pass "L3: job A refuses job B's files written over its own, naming them"
 # L4 through MPI-IO, compressed, with no local copy: only the shared file's
 # pieces (each rank's data file, its header inside) are there to restore from.
 reset
-configs ckpt_io=2 l4_compression=zstd:1 l4_local_copy=0
+configs ckpt_io=2 l4_compression=$(zstd_or_zlib 1) l4_local_copy=0
 step A write 5 4
 step B write 5 4
 restart_refused "L4 MPI-IO" "/l4-s0-rank[0-3].rebuilt.fti"

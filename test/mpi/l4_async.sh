@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 
-write_config "$T/h.fti" head=1 node_size=2 inline_l4=0 l4_compression=zstd:1
+write_config "$T/h.fti" head=1 node_size=2 inline_l4=0 l4_compression=$(zstd_or_zlib 1)
 run_nodes 8 2 "$P" "$T/h.fti" write 61 4 > "$T/out" 2>&1 || { cat "$T/out"; fail "L4 through heads"; }
 for r in 0 1 2 3; do
   [ "$(head -c 6 "$T"/global/*/l4-s0-rank$r.fti)" = FTIL4Z ] || fail "head did not store rank $r's compressed copy"

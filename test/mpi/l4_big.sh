@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 KIB=$((2100 * 1024))
 
-for cfg in "ckpt_io=2 l4_compression=none" "ckpt_io=1 l4_compression=zstd:1"; do
+for cfg in "ckpt_io=2 l4_compression=none" "ckpt_io=1 l4_compression=$(zstd_or_zlib 1)"; do
   rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
   # shellcheck disable=SC2086
   write_config "$T/c.fti" $cfg transfer_size=1073741824 group_size=2

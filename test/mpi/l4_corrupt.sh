@@ -24,7 +24,7 @@ middle_of_rank1() {
 }
 
 for io in 1 2; do
-  for codec in none zstd:1; do
+  for codec in none $(zstd_or_zlib 1); do
     for damage in flip truncate; do
       what="ckpt_io=$io l4_compression=$codec $damage"
       rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*

@@ -15,7 +15,7 @@ magic() { # the first 6 bytes of the global copy of rank 1 (IO 1) or of the shar
 }
 
 for io in 1 2; do
-  for codec in none zlib:1 zstd:1; do
+  for codec in none zlib:1 $(zstd_or_zlib 1); do
     what="ckpt_io=$io l4_compression=$codec"
     rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
     write_config "$T/c.fti" ckpt_io=$io l4_compression=$codec l4_local_copy=0 transfer_size=65536

@@ -125,3 +125,10 @@ l1_newest_damaged() {
   [ -f "$newest" ] || fail "no newest L1 file of rank 2: $(ls "$T"/nodes/node2/*/)"
   flip_middle "$newest"
 }
+
+# zstd:N where the build has libzstd, else zlib:N (1-9): tests that only need
+# some compression run in both builds (a zstd config is refused without
+# libzstd, test_config checks that message). FTI_HAVE_ZSTD comes from ctest.
+zstd_or_zlib() {
+  if [ "${FTI_HAVE_ZSTD:-ON}" = ON ]; then echo "zstd:$1"; else echo "zlib:$1"; fi
+}

@@ -39,9 +39,12 @@ def main():
         if v not in variants:
             fail("variant %s missing (has %s)" % (v, sorted(variants)))
     deps = {re.split(r"[@+~ ]", c[0])[0] for c in calls(tree, "depends_on")}
-    for d in ("mpi", "cmake", "zstd", "xxhash", "iniparser", "jerasure", "gf-complete", "cuda", "hdf5"):
+    for d in ("mpi", "cmake", "zstd", "xxhash", "cuda", "hdf5"):
         if d not in deps:
             fail("no depends_on(%r)" % d)
+    for d in ("jerasure", "gf-complete", "iniparser"):  # replaced by our own code (issue 27)
+        if d in deps:
+            fail("depends_on(%r): the library no longer uses it" % d)
     with open(os.path.join(SRC, "CMakeLists.txt")) as f:
         cmake = f.read()
     options = set(re.findall(r'"(FTI_[A-Z0-9_]+)"', text))

@@ -25,7 +25,7 @@ with open(path, "r+b") as f:
 PY
 }
 
-for case in 1:none 1:zstd:1 2:none 2:zlib:1; do
+for case in 1:none 1:$(zstd_or_zlib 1) 2:none 2:zlib:1; do
   io=${case%%:*} codec=${case#*:}
   what="ckpt_io=$io l4_compression=$codec"
   rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*

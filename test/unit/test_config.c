@@ -111,7 +111,7 @@ static const char *all_basic =
     "dcp_block_size = 16384\nverbosity = 3\ntransfer_size = 8192\ngpu_host_bufsize = 65536\n"
     "ckpt_l1_sec = 11\nckpt_l2_sec = 12\nckpt_l3_sec = 13\nckpt_l4_sec = 14\n"
     "ckpt_l1_iter = 21\nckpt_l2_iter = 22\nckpt_l3_iter = 23\nckpt_l4_iter = 24\n"
-    "restart = required\nl4_compression = zstd:5\nmetrics_file = /m/metrics.json\n";
+    "restart = required\nl4_compression = zlib:5\nmetrics_file = /m/metrics.json\n";
 static const char *all_rest = "[restart]\nfailure = 1\nexec_id = run-42_a.b\n"
                               "[advanced]\nblock_size = 64\nmpi_tag = 77\nlocal_test = 1\n";
 
@@ -156,7 +156,7 @@ static void test_our_keys(void **state)
         assert_int_equal(c.ckpt_iter[l], 20 + l);
     }
     assert_int_equal(c.restart, FTI_RESTART_REQUIRED);
-    assert_int_equal(c.l4_codec, FTI_CODEC_ZSTD);
+    assert_int_equal(c.l4_codec, FTI_CODEC_ZLIB);
     assert_int_equal(c.l4_codec_level, 5);
     assert_string_equal(c.metrics_file, "/m/metrics.json");
 }
@@ -217,9 +217,11 @@ static void test_codec_values(void **state)
         {"l4_compression = zlib", FTI_CODEC_ZLIB, 1},
         {"l4_compression = zlib:0", FTI_CODEC_ZLIB, 0},
         {"l4_compression = zlib:9", FTI_CODEC_ZLIB, 9},
+#ifdef FTI_HAVE_ZSTD
         {"l4_compression = zstd", FTI_CODEC_ZSTD, 1},
         {"l4_compression = zstd:1", FTI_CODEC_ZSTD, 1},
         {"l4_compression = zstd:19", FTI_CODEC_ZSTD, 19},
+#endif
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fti_config c;
@@ -227,6 +229,22 @@ static void test_codec_values(void **state)
         assert_int_equal(c.l4_codec, cases[i].codec);
         assert_int_equal(c.l4_codec_level, cases[i].level);
     }
+}
+
+/* Built without libzstd, asking for zstd is refused naming the key and
+ * what to use instead (not silently another codec). */
+static void test_zstd_in_this_build(void **state)
+{
+    (void)state;
+#ifdef FTI_HAVE_ZSTD
+    fti_config c;
+    load_ok("l4_compression = zstd:3", "", &c);
+    assert_int_equal(c.l4_codec, FTI_CODEC_ZSTD);
+    assert_int_equal(c.l4_codec_level, 3);
+#else
+    expect_reject("l4_compression = zstd:3", "", "[basic] l4_compression = 'zstd:3'",
+                  "this build has no zstd (configured without libzstd); use zlib:<0-9> or none");
+#endif
 }
 
 /* ---- defaults and derived values ------------------------------------------ */
@@ -654,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_keys_case_insensitive),
         cmocka_unit_test(test_restart_values),
         cmocka_unit_test(test_codec_values),
+        cmocka_unit_test(test_zstd_in_this_build),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_derived_values),
         cmocka_unit_test(test_unknown_key_warns),
