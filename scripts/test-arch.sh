@@ -6,7 +6,7 @@
 # installed: multiarch installs of libmpich-dev:arm64 would remove the host's
 # compilers and MPICH), then runs the tests with qemu-user-static. No binfmt
 # registration is needed: each arm64 program in the build tree is moved to
-# NAME.aarch64 and NAME becomes a two-line script that runs it under qemu, so
+# .aarch64/NAME and NAME becomes a two-line script that runs it under qemu, so
 # ctest, the test scripts and the host's mpiexec (MPICH's hydra, same MPICH
 # version as the arm64 libmpich) run emulated ranks unchanged.
 # Needs root for apt-get (Debian 12); not part of the default CI run (slow).
@@ -101,16 +101,19 @@ say "build"
 cmake --build "$B" -j"$J" > "$W/build.log" 2>&1 || { tail -40 "$W/build.log"; exit 1; }
 
 # ---- run arm64 programs under qemu ---------------------------------------------
-# Each ELF executable of the target (e_machine 183, EM_AARCH64) becomes
-# NAME.$arch, and NAME a script that runs it emulated with the sysroot's
+# Each ELF executable of the target (e_machine 183, EM_AARCH64) moves to
+# .$arch/NAME beside it (same name: messages that name the program still
+# match), and NAME becomes a script that runs it emulated with the sysroot's
 # libraries. A relinked program (a rerun) is wrapped again.
 wrapped=0
 while IFS= read -r -d '' f; do
-  case "$f" in *."$arch") continue ;; esac
+  case "$f" in */."$arch"/*) continue ;; esac
   [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] || continue
   [ "$(od -An -tu2 -j18 -N2 "$f" | tr -d ' ')" = 183 ] || continue
-  mv -f "$f" "$f.$arch"
-  printf '#!/bin/sh\nexec qemu-%s-static -L %s "$0.%s" "$@"\n' "$arch" "$SYSROOT" "$arch" > "$f"
+  d="$(dirname "$f")/.$arch" && mkdir -p "$d"
+  mv -f "$f" "$d/"
+  printf '#!/bin/sh\nexec qemu-%s-static -L %s "$(dirname "$0")/.%s/$(basename "$0")" "$@"\n' \
+    "$arch" "$SYSROOT" "$arch" > "$f"
   chmod +x "$f"
   wrapped=$((wrapped + 1))
 done < <(find "$B" -type f -perm -u+x ! -name '*.so*' ! -name '*.sh' -print0)
