@@ -33,6 +33,9 @@
 #include "recover.h"
 #include "staging.h"
 #include "cleanup.h"
+#ifdef FTI_HAVE_CUDA
+#include "cuda/fti_cuda.h"
+#endif
 
 _Static_assert(sizeof(((FTIT_shape *)0)->count) == FTI_MAX_DIMS * sizeof(int64_t),
                "FTI_MAX_DIMS is the size of FTIT_shape's count array");
@@ -123,6 +126,10 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     if ((e = fti_registry_init(&ctx->reg)) != FTI_E_OK)
         return e;
     ctx->reg.no_device_lookup = ctx->cfg.device_backends == FTI_DEVICES_OFF;
+#ifdef FTI_HAVE_CUDA
+    if (ctx->cfg.device_backends == FTI_DEVICES_CUDA)
+        fti_cuda_allow_loading();
+#endif
     fti_schedule_init(&ctx->sched, &ctx->cfg);
     ctx->rec.var_fd = -1;
     return FTI_E_OK;

@@ -249,15 +249,28 @@ static fti_err parse_codec(const char *file, const key_spec *k, const char *s, f
     return FTI_E_OK;
 }
 
+/* device_backends = cuda needs the CUDA backend built in. */
+#ifdef FTI_HAVE_CUDA
+#define FTI_CUDA_BUILT 1
+#else
+#define FTI_CUDA_BUILT 0
+#endif
+
 static fti_err parse_devices(const char *file, const key_spec *k, const char *s, fti_config *cfg)
 {
     if (strcmp(s, "auto") == 0)
         cfg->device_backends = FTI_DEVICES_AUTO;
     else if (strcmp(s, "off") == 0)
         cfg->device_backends = FTI_DEVICES_OFF;
+    else if (strcmp(s, "cuda") == 0 && FTI_CUDA_BUILT)
+        cfg->device_backends = FTI_DEVICES_CUDA;
+    else if (strcmp(s, "cuda") == 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = cuda, but this library was built "
+                        "without the CUDA backend (the CUDA toolkit was not found: "
+                        "FTI_ENABLE_CUDA)", file, k->section, k->key);
     else
-        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not one of auto, off", file,
-                        k->section, k->key, s);
+        return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not one of auto, off, cuda",
+                        file, k->section, k->key, s);
     return FTI_E_OK;
 }
 

@@ -20,9 +20,10 @@
 typedef enum { FTI_RESTART_AUTO, FTI_RESTART_NEVER, FTI_RESTART_REQUIRED } fti_restart_mode;
 typedef enum { FTI_CODEC_NONE, FTI_CODEC_ZLIB, FTI_CODEC_ZSTD } fti_codec;
 /* [basic] device_backends: auto asks the device backends (CUDA, emu) whether
- * each FTI_Protect pointer is theirs; off never asks, so a CPU-only
- * application on a GPU node creates no CUDA context. */
-typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF } fti_device_mode;
+ * each FTI_Protect pointer is theirs, CUDA only once the process has loaded
+ * CUDA itself; cuda also lets the CUDA backend load the runtime; off never
+ * asks, so a CPU-only application on a GPU node creates no CUDA context. */
+typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF, FTI_DEVICES_CUDA } fti_device_mode;
 
 /* [basic] ckpt_io = 1, POSIX files (FTI-FF, 3, is stored as 1). */
 #define FTI_CKPT_IO_POSIX 1

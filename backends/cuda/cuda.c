@@ -52,9 +52,13 @@ static int cuda_fail(cudaError_t e, const char *fmt, ...)
 
 /* ---- runtime and device presence ------------------------------------------- */
 
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int probe_done;        /* probe_ndev and probe_why are final */
 static int probe_ndev;                /* devices found, 0 when none or no runtime */
 static char probe_why[CUDA_ERRLEN];   /* why none, for messages */
+static const char no_cuda_yet[] = "cuda: not asked: this process has not loaded CUDA "
+                                  "(device_backends = auto looks for CUDA only in a process "
+                                  "that uses it; device_backends = cuda loads it)";
 
 /* Why the runtime reports no device, in words a user can act on. */
 static void explain_no_device(cudaError_t e)
@@ -77,14 +81,18 @@ static void explain_no_device(cudaError_t e)
     (void)rt->GetLastError();
 }
 
+/* 1 when a runtime was found and is recent enough (rt set); 0 when not
+ * (probe_why says why); -1 when the process has not loaded CUDA yet. */
 static int runtime_usable(void)
 {
     const char *why;
     int version = 0;
-    const fti_cudart *r = fti_cudart_get(&why);
-    if (r == NULL) {
-        snprintf(probe_why, sizeof probe_why, "cuda: no CUDA runtime could be loaded (%s)", why);
-        return 0;
+    const fti_cudart *r;
+    int found = fti_cudart_get(&r, &why);
+    if (found <= 0) {
+        if (found == 0)
+            snprintf(probe_why, sizeof probe_why, "cuda: no CUDA runtime could be loaded (%s)", why);
+        return found;
     }
     if (r->RuntimeGetVersion(&version) != cudaSuccess || version < CUDART_MIN_VERSION) {
         snprintf(probe_why, sizeof probe_why, "cuda: the CUDA runtime %s is version %d, older "
@@ -95,32 +103,52 @@ static int runtime_usable(void)
     return 1;
 }
 
-static void probe_devices(void)
+/* 1 when the answer (probe_ndev, probe_why) is final. */
+static int probe_devices(void)
 {
     int n = 0;
-    if (!runtime_usable())
-        return;
+    int usable = runtime_usable();
+    if (usable <= 0)
+        return usable == 0;
     cudaError_t e = rt->GetDeviceCount(&n);
     if (e != cudaSuccess || n <= 0) {
         explain_no_device(e != cudaSuccess ? e : cudaErrorNoDevice);
         n = 0;
     }
     probe_ndev = n;
+    return 1;
 }
 
 /* Number of devices; asking once keeps owns() cheap on machines without a
- * GPU, where every runtime call would fail the same way. */
+ * GPU, where every runtime call would fail the same way. Until the process
+ * loads CUDA the answer is 0 and is asked again (a few RTLD_NOLOAD lookups). */
 static int device_count(void)
 {
-    pthread_once(&probe_once, probe_devices);
-    return probe_ndev;
+    if (!probe_done) {
+        pthread_mutex_lock(&probe_lock);
+        if (!probe_done && probe_devices())
+            probe_done = 1;
+        pthread_mutex_unlock(&probe_lock);
+    }
+    return probe_done ? probe_ndev : 0;
+}
+
+void fti_cuda_allow_loading(void)
+{
+    fti_cudart_allow_loading();
+}
+
+/* Why no device is usable: the probe's final word, or that CUDA is not loaded. */
+static const char *no_device_why(void)
+{
+    return probe_done ? probe_why : no_cuda_yet;
 }
 
 static int require_devices(const char *what)
 {
     if (device_count() > 0)
         return 0;
-    cuda_msg("%s: %s", what, probe_why);
+    cuda_msg("%s: %s", what, no_device_why());
     return -1;
 }
 
@@ -128,7 +156,7 @@ static const char *cuda_last_error(void)
 {
     if (cuda_errbuf[0])
         return cuda_errbuf;
-    return device_count() == 0 ? probe_why : "cuda: no error";
+    return device_count() == 0 ? no_device_why() : "cuda: no error";
 }
 
 /* ---- pointers ----------------------------------------------------------------- */

@@ -17,9 +17,19 @@ static const char *const sonames[] = {
     "libcudart.so.10.1", "libcudart.so.10.0", "libcudart.so", NULL,
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* The driver an application using CUDA has loaded (the shared runtime and
+ * nvcc's static one both open it at their first call). */
+static const char driver_soname[] = "libcuda.so.1";
+
+static const char not_yet[] =
+    "the process has loaded neither the CUDA driver (libcuda.so.1) nor a CUDA runtime, and "
+    "device_backends = auto loads none for it (device_backends = cuda does)";
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static fti_cudart rt;
 static const fti_cudart *loaded;
+static int settled;            /* a search that may load ran: its answer is final */
+static _Atomic int may_load;   /* fti_cudart_allow_loading was called */
 static char why_buf[512];
 
 /* Fills rt from lib (RTLD_DEFAULT for the process's own symbols); 0 when
@@ -117,26 +127,54 @@ static int open_toolkit(void)
     return 0;
 }
 
-static void load(void)
+void fti_cudart_allow_loading(void)
+{
+    may_load = 1;
+}
+
+/* 1 when the process has already loaded the CUDA driver. RTLD_NOLOAD loads
+ * nothing; the reference it takes on a loaded library is given back. */
+static int driver_loaded(void)
+{
+    void *drv = dlopen(driver_soname, RTLD_NOW | RTLD_NOLOAD);
+    if (drv == NULL)
+        return 0;
+    dlclose(drv);
+    return 1;
+}
+
+/* One search; 1 when its answer is final, 0 when CUDA is absent for now (a
+ * process may load it later: the next call looks again). */
+static int load(void)
 {
     const char *env = getenv("FTI_CUDA_RUNTIME");
     why_buf[0] = '\0';
     if (find_loaded())
-        return;
+        return 1;
     if (env != NULL && env[0] != '\0') {
         if (strcmp(env, "none") == 0)
             note("%s", "disabled by FTI_CUDA_RUNTIME=none; ");
         else
             (void)open_one(env);
-        return;
+        return 1;
+    }
+    if (!may_load && !driver_loaded()) {
+        note("%s", not_yet);
+        return 0;
     }
     (void)open_toolkit();
+    return 1;
 }
 
-const fti_cudart *fti_cudart_get(const char **why)
+int fti_cudart_get(const fti_cudart **out, const char **why)
 {
-    pthread_once(&once, load);
+    pthread_mutex_lock(&lock);
+    if (loaded == NULL && !settled)
+        settled = load();
+    int state = loaded != NULL ? 1 : settled ? 0 : -1;
+    pthread_mutex_unlock(&lock);
+    *out = loaded;
     if (why != NULL)
-        *why = loaded != NULL ? rt.origin : why_buf;
-    return loaded;
+        *why = state == 1 ? rt.origin : state == 0 ? why_buf : not_yet;
+    return state;
 }

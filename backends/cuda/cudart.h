@@ -36,15 +36,25 @@ typedef struct fti_cudart {
     char origin[160]; /* where the runtime came from, for messages */
 } fti_cudart;
 
-/* The runtime's table, loaded on the first call (thread-safe, once), or
- * NULL when no usable runtime was found; *why then says what was tried.
- * Search order:
+/* Looks the runtime up (thread-safe) and sets *rt to its table: 1 when
+ * found; 0 when none was found and none will be (the answer is final; *rt
+ * NULL, *why says what was tried); -1 when the process has not loaded CUDA
+ * yet and loading it was not asked for (*rt NULL; the next call looks
+ * again, so a program that starts CUDA after its first FTI_Protect is
+ * seen). Search order:
  *   1. a runtime the process already has: its symbols (dlsym RTLD_DEFAULT)
  *      or a loaded libcudart.so.N (dlopen RTLD_NOLOAD);
  *   2. the environment variable FTI_CUDA_RUNTIME (a path or soname; when
  *      set, it replaces step 3, so "none" disables the search);
- *   3. libcudart.so.<major of the toolkit libfti was built with>, then the
- *      other majors, then libcudart.so. */
-const fti_cudart *fti_cudart_get(const char **why);
+ *   3. only when the process has loaded the CUDA driver (libcuda.so.1, as a
+ *      statically linked runtime does) or fti_cudart_allow_loading was
+ *      called: libcudart.so.<major of the toolkit libfti was built with>,
+ *      then the other majors, then libcudart.so.
+ * A CPU-only program thus never maps libcudart or libcuda. */
+int fti_cudart_get(const fti_cudart **rt, const char **why);
+
+/* Lets step 3 load a runtime into a process that has not loaded CUDA
+ * ([basic] device_backends = cuda). Process-wide, and never taken back. */
+void fti_cudart_allow_loading(void);
 
 #endif /* FTI_CUDART_H */

@@ -14,4 +14,10 @@
  * the CUDA headers only: the runtime is loaded at run time (cudart.h). */
 extern const fti_device_ops fti_cuda_ops;
 
+/* [basic] device_backends = cuda: the backend may load the CUDA runtime into
+ * a process that has not loaded CUDA itself. Without it (auto), the backend
+ * looks only for a runtime or driver already loaded, so a CPU-only program
+ * maps nothing of CUDA. Process-wide; never taken back. */
+void fti_cuda_allow_loading(void);
+
 #endif /* FTI_CUDA_BACKEND_H */

@@ -780,7 +780,7 @@ static void test_file_write_pins_once(void **state)
         region_free(&r[i]);
 }
 
-/* ---- device_backends = auto | off ------------------------------------------------ */
+/* ---- device_backends = auto | off | cuda ------------------------------------------ */
 
 /* off: FTI_Protect's lookup never asks a backend, so emulated device memory
  * stays plain memory; an explicit backend (FTI_ProtectDevice) still counts. */
@@ -829,9 +829,17 @@ static void test_device_backends_key(void **state)
     assert_int_equal(c.device_backends, FTI_DEVICES_OFF);
     assert_int_equal(load_with("device_backends = auto", &c), FTI_E_OK);
     assert_int_equal(c.device_backends, FTI_DEVICES_AUTO);
+#ifdef FTI_HAVE_CUDA
+    assert_int_equal(load_with("device_backends = cuda", &c), FTI_E_OK);
+    assert_int_equal(c.device_backends, FTI_DEVICES_CUDA);
+#else
     assert_int_equal(load_with("device_backends = cuda", &c), FTI_E_CONFIG);
-    assert_non_null(strstr(fti_last_error(), "[basic] device_backends = 'cuda' is not one of "
-                                             "auto, off"));
+    assert_non_null(strstr(fti_last_error(), "[basic] device_backends = cuda, but this library "
+                                             "was built without the CUDA backend"));
+#endif
+    assert_int_equal(load_with("device_backends = gpu", &c), FTI_E_CONFIG);
+    assert_non_null(strstr(fti_last_error(), "[basic] device_backends = 'gpu' is not one of "
+                                             "auto, off, cuda"));
 }
 
 int main(void)

@@ -16,6 +16,10 @@
  *                    with a message naming the missing runtime.
  *   old_driver SHIM  FTI_CUDA_RUNTIME=SHIM, whose driver is older than its
  *                    runtime: the message says so (cudaErrorInsufficientDriver).
+ *   late SHIM        no FTI_CUDA_RUNTIME, CUDA not loaded: the backend loads no
+ *                    runtime (none mapped afterwards) and says CUDA is not
+ *                    loaded; once the application loads its runtime, the
+ *                    next lookup finds it and claims its device memory.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -188,6 +192,40 @@ static int mode_app(const char *shim)
     return 0;
 }
 
+/* ---- mode late ------------------------------------------------------------------ */
+
+/* 1 when this process maps a library whose path holds `name`. */
+static int maps_library(const char *name)
+{
+    char line[4096];
+    int found = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f == NULL)
+        return -1;
+    while (!found && fgets(line, sizeof line, f) != NULL)
+        found = strstr(line, name) != NULL;
+    fclose(f);
+    return found;
+}
+
+static int mode_late(const char *shim)
+{
+    char err[1024] = "";
+    fti_devptr_info info;
+    unsetenv("FTI_CUDA_RUNTIME");
+    unreadable_message(err, sizeof err);
+    check(strstr(err, "cuda: not asked: this process has not loaded CUDA") != NULL,
+          "before the application loads CUDA, the backend says so: '%s'", err);
+    check(maps_library("/libcudart") == 0 && maps_library("/libcuda.") == 0,
+          "no CUDA library is mapped before the application loads one");
+    if (load_shim(shim) != 0)
+        return 1;
+    void *d0 = shim_malloc(64, 0, 0);
+    check(fti_device_lookup(d0, &info) == &fti_cuda_ops && info.device == 0,
+          "the runtime the application loaded later is found and claims its memory");
+    return 0;
+}
+
 /* ---- modes none and old_driver ---------------------------------------------------- */
 
 static int mode_none(void)
@@ -226,8 +264,10 @@ int main(int argc, char **argv)
         rc = mode_none();
     else if (argc >= 3 && strcmp(argv[1], "old_driver") == 0)
         rc = mode_old_driver(argv[2]);
+    else if (argc >= 3 && strcmp(argv[1], "late") == 0)
+        rc = mode_late(argv[2]);
     else
-        fprintf(stderr, "usage: %s app SHIM | none | old_driver SHIM\n", argv[0]);
+        fprintf(stderr, "usage: %s app SHIM | none | old_driver SHIM | late SHIM\n", argv[0]);
     if (rc == 0 && failures == 0)
         printf("ok: %s\n", argv[1]);
     return rc != 0 ? rc : failures != 0;

@@ -23,6 +23,9 @@
  *
  * $CKPT_PROG_SALT=N (N > 0): other bytes for the same SEED and checkpoint id (another
  * job's data, tests of two jobs sharing the folders).
+ * $CKPT_PROG_MAPS set: at the end, each rank prints every line of its /proc/self/maps
+ * that maps a CUDA library (libcudart, libcuda) as "rank R maps CUDA: LINE" (a CPU-only
+ * program must map none).
  *
  * Variables: 0 an int, 1 doubles (KIB KiB, default 256, + rank; + rank *
  * $CKPT_PROG_RANK_KIB KiB when set), 2 bytes of odd
@@ -160,6 +163,21 @@ static int staged(state *s, int seed, int rank, int level, int n, int r)
     return status;
 }
 
+/* The CUDA libraries this process mapped, one "rank R maps CUDA: ..." line each. */
+static void print_cuda_maps(int rank)
+{
+    char line[4096];
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f == NULL) {
+        printf("rank %d maps CUDA: cannot read /proc/self/maps\n", rank);
+        return;
+    }
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strstr(line, "/libcudart") != NULL || strstr(line, "/libcuda.") != NULL)
+            printf("rank %d maps CUDA: %s", rank, line);
+    fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -256,6 +274,8 @@ int main(int argc, char **argv)
     }
     if (getenv("CKPT_PROG_SKIP_FINALIZE") == NULL)
         FTI_Finalize();
+    if (getenv("CKPT_PROG_MAPS") != NULL)
+        print_cuda_maps(rank);
     free(s.grid);
     free(s.bytes);
     MPI_Finalize();
