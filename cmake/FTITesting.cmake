@@ -10,6 +10,20 @@
 # first test runs (unit tests create only their own directory).
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/testdirs)
 
+# The test scripts call "$MPIEXEC" with MPICH's flags (-bind-to none) and more
+# ranks than cores; under Open MPI they go through test/mpiexec-openmpi.sh,
+# which translates (MPICH and others: MPIEXEC_EXECUTABLE as it is).
+set(FTI_TEST_MPIEXEC_ENV "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+if(MPIEXEC_EXECUTABLE)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _fti_mpiexec_v
+    ERROR_VARIABLE _fti_mpiexec_v RESULT_VARIABLE _fti_mpiexec_rc TIMEOUT 30)
+  if(_fti_mpiexec_v MATCHES "Open MPI|OpenRTE")
+    set(FTI_TEST_MPIEXEC_ENV
+      "MPIEXEC=${CMAKE_SOURCE_DIR}/test/mpiexec-openmpi.sh;FTI_REAL_MPIEXEC=${MPIEXEC_EXECUTABLE}")
+    message(STATUS "Tests launch through test/mpiexec-openmpi.sh (Open MPI's mpiexec)")
+  endif()
+endif()
+
 function(fti_add_unit_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
@@ -28,5 +42,5 @@ function(fti_add_script_test name script)
   add_test(NAME ${name} COMMAND bash ${script} ${T_ARGS})
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     SKIP_RETURN_CODE 77
-    ENVIRONMENT "FTI_BUILD_DIR=${CMAKE_BINARY_DIR};FTI_SOURCE_DIR=${CMAKE_SOURCE_DIR};FTI_HAVE_ZSTD=${FTI_HAVE_ZSTD};MPIEXEC=${MPIEXEC_EXECUTABLE};FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name};${T_ENV}")
+    ENVIRONMENT "FTI_BUILD_DIR=${CMAKE_BINARY_DIR};FTI_SOURCE_DIR=${CMAKE_SOURCE_DIR};FTI_HAVE_ZSTD=${FTI_HAVE_ZSTD};${FTI_TEST_MPIEXEC_ENV};FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name};${T_ENV}")
 endfunction()
