@@ -14,7 +14,7 @@ P="$CPROGS/conformance_prog_conf_init_rc"
 # calls MPI_Abort, hits an MPI fatal error or dies of a signal. Not the word
 # "abort" alone: hwloc prints "aborting linux discovery" where /sys is absent.
 crash_output() {
-  grep -qE "MPI_Abort|Fatal error in|MPI_Comm_free|BAD TERMINATION|KILLED BY SIGNAL|[Ss]egmentation fault|Aborted( \(core dumped\))?$" "$@"
+  grep -qE "MPI_Abort|MPI_ABORT was invoked|Fatal error in|MPI_Comm_free|BAD TERMINATION|KILLED BY SIGNAL|[Ss]egmentation fault|Aborted( \(core dumped\))?$" "$@"
 }
 
 # The check catches a real MPI_Abort (ckpt_prog aborts when FTI_Init fails)

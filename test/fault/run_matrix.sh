@@ -25,7 +25,7 @@ run_app() {
              know=(--iters 60 --crash-marker 'heatdis: rank {rank}: injected crash \(SIGKILL\) at iteration {iter}') ;;
     particles) cmd=("$FTI_BUILD_DIR/examples/particles" --config {config} --output {output}
                     --count 3000 --steps 60 --every 10 --level 2)
-               know=(--iters 60 --app-levels 2 --crash-marker 'EXIT CODE: 9') ;;
+               know=(--iters 60 --app-levels 2 --crash-marker 'EXIT CODE: 9|exited on\s+signal 9') ;;
     *) echo "run_matrix.sh: no application for $HERE/$app.scn (add it here)" >&2; return 2 ;;
   esac
   python3 "$FTI_SOURCE_DIR/tools/fti-fault" \
