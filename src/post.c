@@ -230,7 +230,7 @@ int fti_post_async_available(fti_ctx *ctx, int level)
     if (p == NULL || ctx->cfg.inline_l[level])
         return 0;
     if (p->mode == POST_HEAD) /* a shared MPI-IO file needs the application ranks' collective */
-        return level != 4 || ctx->l4[4]->post_on_heads;
+        return level != 4 || ctx->l4[4] == NULL || ctx->l4[4]->post_on_heads;
     return p->mode == POST_THREAD;
 }
 
