@@ -210,9 +210,9 @@ static void posix_remove(fti_ctx *ctx, int slot)
 }
 
 const fti_l4_store fti_l4_posix_store = {
-    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write, .post = posix_post, .post_on_heads = 1,
-    .verify = posix_verify, .restore = posix_restore, .reads_in_place = posix_in_place,
-    .remove = posix_remove, .stages = 1};
+    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write,
+    .post = posix_post, .post_on_heads = 1, .verify = posix_verify, .restore = posix_restore,
+    .reads_in_place = posix_in_place, .remove = posix_remove, .stages = 1};
 
 /* A full L4 checkpoint while dCP is on (level 4, enable_dcp = 1): POSIX
  * files, whose commit makes the dCP layers obsolete (so the commit stays on
@@ -224,9 +224,10 @@ static void full_after_dcp(fti_ctx *ctx, const fti_commit *c)
 }
 
 const fti_l4_store fti_l4_posix_dcp_store = {
-    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write, .post = posix_post, .post_on_heads = 1,
-    .verify = posix_verify, .restore = posix_restore, .reads_in_place = posix_in_place,
-    .committed = full_after_dcp, .remove = posix_remove, .stages = 0};
+    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write,
+    .post = posix_post, .post_on_heads = 1, .verify = posix_verify, .restore = posix_restore,
+    .reads_in_place = posix_in_place, .committed = full_after_dcp, .remove = posix_remove,
+    .stages = 0};
 
 /* ---- MPI-IO: one shared file, a piece per rank (l4_mpiio.c) ----------------- */
 
@@ -261,6 +262,6 @@ static void mpiio_remove(fti_ctx *ctx, int slot)
 }
 
 const fti_l4_store fti_l4_mpiio_store = {
-    .kind = &fti_l4_kinds[FTI_L4K_MPIIO], .direct = mpiio_direct, .write = mpiio_write, .post = mpiio_post, .post_on_heads = 0,
-    .verify = fti_l4_mpiio_rebuild, .restore = fti_l4_mpiio_restore_self,
-    .remove = mpiio_remove, .stages = 1};
+    .kind = &fti_l4_kinds[FTI_L4K_MPIIO], .direct = mpiio_direct, .write = mpiio_write,
+    .post = mpiio_post, .post_on_heads = 0, .verify = fti_l4_mpiio_rebuild,
+    .restore = fti_l4_mpiio_restore_self, .remove = mpiio_remove, .stages = 1};
