@@ -134,15 +134,16 @@ file "$B/libfti.so."*.*.* | head -1
 "$B/tools/fti-ckpt" --version
 
 # ---- test -------------------------------------------------------------------------
-# MPICH's UCX keeps to shared memory (UCX_TLS=self,sm), as it does on real
-# hardware. Under qemu-user UCX has no CMA (qemu does not implement
-# process_vm_readv: ENOSYS), so for large messages it takes a TCP zero-copy
-# rendezvous instead; with it MPICH 4.0.2's MPI_Finalize can hang: one rank
-# spins closing its endpoints, waiting for an acknowledgement from a peer that
-# already sits in the launcher's barrier. Every L2 partner copy (one message of
-# the whole file) set that off: 5 tests hung. Not the library's: a 40-line MPI
-# program (ring exchange of 70 KB, buffers freed, MPI_Finalize) hangs the same
-# way under qemu, and natively on x86-64 with UCX_TLS=self,tcp.
+# MPICH's UCX keeps to shared memory (UCX_TLS=self,sm), as it does on one
+# host of real hardware. Under qemu-user UCX has no CMA (qemu does not implement
+# process_vm_readv: ENOSYS), so it sends large messages (rendezvous) over its
+# TCP transport, small ones still by shared memory. Once TCP has carried
+# traffic, MPICH 4.0.2's MPI_Finalize can hang: one rank spins closing its
+# endpoints, waiting for a peer that already sits in the launcher's barrier.
+# Every L2 partner copy (one message of the whole file) set that off: 5
+# tests hung. Not the library's: a 40-line MPI ring exchange of 70 KB hangs
+# the same way under qemu, and natively on x86-64 with UCX_TLS=self,tcp even
+# a 100-byte one does (docs/TROUBLESHOOTING.md).
 export UCX_TLS="${UCX_TLS:-self,sm}"
 # part NAME CTEST-ARGS...: one ctest run, timed; its tally goes to $W/parts.
 part() {
