@@ -162,6 +162,12 @@ make_root() {
   fi
   mirror="${FTI_MINIMAL_MIRROR:-$(apt_mirror)}"
   say "debootstrap --variant=minbase bookworm $root $mirror"
+  # Removed only when empty or a Debian root (an earlier, perhaps unfinished
+  # run): a mistyped FTI_MINIMAL_ROOT is never emptied.
+  if [ -d "$root" ] && [ -n "$(ls -A "$root")" ] && [ ! -d "$root/debootstrap" ] &&
+     [ ! -f "$root/etc/debian_version" ]; then
+    fail "$root is neither empty nor a Debian root: not removed (set FTI_MINIMAL_ROOT)"
+  fi
   rm -rf "$root"
   debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.debootstrap.log" 2>&1 ||
     { tail -20 "$root.debootstrap.log"; fail "debootstrap (log: $root.debootstrap.log)"; }
