@@ -4,8 +4,9 @@
 # only when something is missing.
 set -euo pipefail
 
-# Required: the compiler, cmake, pkg-config, MPI, zlib, xxHash. The rest is
-# optional (ISA-L, zstd, HDF5; CMocka for the unit tests; gfortran, clang)
+# Required: the compiler, cmake, MPI, zlib, xxHash. The rest is optional
+# (pkg-config, which finds ISA-L, zstd and CMocka; ISA-L, zstd, HDF5; CMocka
+# for the unit tests; gfortran, clang)
 # and installed here so the full suite runs; scripts/test-minimal.sh checks
 # the build without them.
 PACKAGES=(

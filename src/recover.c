@@ -23,7 +23,10 @@
 #include "log.h"
 #include "metrics.h"
 
-#define REASON_LEN 200
+/* One rank's reason, gathered on rank 0: the longest (table_matches) is
+ * about 150 characters of text and numbers plus a 113-character path tail,
+ * so the file's name at its end is never cut off. */
+#define REASON_LEN 320
 
 /* Rank 0 prints which ranks could not restore candidate c, and why;
  * `what` says what went wrong on them. */

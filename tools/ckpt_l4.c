@@ -380,7 +380,7 @@ static void stream(const fti_commit *c, piece *p, sink *s, ckpt_file *f)
     if (s->err[0] != '\0')
         set_state(f, CK_BAD, "%s", s->err);
     else if (e != FTI_E_OK)
-        set_state(f, CK_BAD, "%s", fti_last_error());
+        set_state(f, e == FTI_E_UNSUPPORTED ? CK_NO_CODEC : CK_BAD, "%s", fti_last_error());
 }
 
 static void verdict(sink *s, ckpt_file *f)

@@ -277,6 +277,7 @@ const char *ckpt_state_name(ckpt_state s)
     case CK_OK: return "ok";
     case CK_MISSING: return "missing";
     case CK_BAD: return "BAD";
+    case CK_NO_CODEC: return "NO-CODEC";
     case CK_NA: return "-";
     }
     return "?";

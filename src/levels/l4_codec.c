@@ -555,8 +555,9 @@ static fti_err dec_check_header(dec_state *s, const unsigned char *h, const fti_
     s->size = fti_le_get64(h + 32);
     s->nchunks = fti_le_get64(h + 40);
     s->whole_sum = fti_le_get64(h + 48);
+    /* Not corrupt: readable by a build with zstd, so a tool must not call it damaged. */
     if (s->cd.codec == FTI_CODEC_ZSTD && !codec_known(s->cd.codec))
-        return CORRUPT("%s: %s is compressed with zstd and this build has no "
+        return fti_fail(FTI_E_UNSUPPORTED, "%s: %s is compressed with zstd and this build has no "
                         "zstd (configured without libzstd): read it with a build that has",
                         nm->who, nm->src);
     if (!codec_known(s->cd.codec))
