@@ -6,6 +6,14 @@
 #   MPIEXEC, a private scratch dir FTI_TEST_DIR (wiped before each run) and ENV.
 #   Exit status 77 is a skip (a privilege or hardware the machine lacks).
 
+# Target fti_tests_unit_l1_l4: what ctest -L '^(unit|l1|l2|l3|l4)$' runs (the
+# unit tests, the MPI test programs, fti-ckpt), so a build for those labels
+# alone (scripts/test.sh's Open MPI stages) skips the rest.
+if(FTI_BUILD_TESTS AND NOT TARGET fti_tests_unit_l1_l4)
+  add_custom_target(fti_tests_unit_l1_l4)
+  add_dependencies(fti_tests_unit_l1_l4 fti-ckpt)
+endif()
+
 # Every test's scratch dir lives under testdirs/, which must exist before the
 # first test runs (unit tests create only their own directory).
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/testdirs)
@@ -30,6 +38,7 @@ function(fti_add_unit_test name)
   target_link_libraries(${name} PRIVATE fti_internal ${CMOCKA_LIBRARIES} ${T_LIBS})
   target_include_directories(${name} PRIVATE ${CMOCKA_INCLUDE_DIRS})
   add_test(NAME ${name} COMMAND ${name})
+  add_dependencies(fti_tests_unit_l1_l4 ${name})
   set_tests_properties(${name} PROPERTIES LABELS "unit" TIMEOUT 120
     ENVIRONMENT "FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name}")
 endfunction()
