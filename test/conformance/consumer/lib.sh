@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The out-of-tree consumer application (project/), shared by consumer.sh and
 # test/packaging/consumer_no_cuda.sh (sourced): its config, its build against
 # an installed FTI with the MPI the library was built with, and its
