@@ -24,6 +24,7 @@
 #include "hdf5/h5_single.h"
 #include "levels/dcp.h"
 #include "watchdog.h"
+#include "levels/l4_store.h"
 #include "levels/levels.h"
 #include "conf_update.h"
 #include "log.h"
@@ -104,6 +105,7 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     fti_err e = fti_config_load(&ctx->cfg, configFile);
     if (!fti_all_ok(comm, e == FTI_E_OK))
         return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "config %s rejected on another rank", configFile);
+    fti_l4_stores_choose(ctx); /* the L4 stores, once */
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
@@ -270,7 +272,8 @@ int FTI_Status(void)
     if (the_ctx.state != FTI_ST_READY || !the_ctx.rec.pending)
         return 0;
     /* FTI's value for a restart from the shared HDF5 file (failure = 3) */
-    return the_ctx.rec.chosen.io == FTI_L4_H5_SINGLE ? 3 : 1;
+    const fti_l4_kind *k = fti_l4_kind_of(&the_ctx.rec.chosen);
+    return k != NULL ? k->restart_status : 1;
 }
 
 /* ---- registration ---------------------------------------------------------- */
@@ -372,12 +375,8 @@ int FTI_getIDFromString(const char *name)
  * FTI; 5-7 are levels 1-3 (dCP exists only at L4). */
 static fti_err check_level(const fti_ctx *ctx, const char *fn, int *level)
 {
-    if (*level == FTI_L4_DCP && fti_dcp_active(ctx))
+    if ((*level == FTI_L4_DCP || *level == FTI_L4_H5_SINGLE) && ctx->l4[*level] != NULL)
         return FTI_E_OK;
-#ifdef FTI_HAVE_HDF5
-    if (*level == FTI_L4_H5_SINGLE && fti_h5s_active(ctx))
-        return FTI_E_OK;
-#endif
     if (*level == FTI_L4_H5_SINGLE)
         return fti_fail(FTI_E_ARG, "%s: level 9 is not one of 1, 2, 3, 4 here: FTI_L4_H5_SINGLE "
                         "needs ckpt_io = 5, h5_single_file_enable = 1 and a build with HDF5", fn);

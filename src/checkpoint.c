@@ -11,13 +11,8 @@
 #include "fault.h"
 #include "fio.h"
 #include "levels/dcp.h"
-#include "levels/dcp_file.h"
-#include "levels/l4.h"
+#include "levels/l4_store.h"
 #include "levels/levels.h"
-#include "hdf5/h5_single.h"
-#ifdef FTI_HAVE_HDF5
-#include "hdf5/h5_file.h"
-#endif
 #include "conf_update.h"
 #include "log.h"
 #include "log_fti.h"
@@ -87,36 +82,28 @@ static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, ft
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
-/* dCP layers, HDF5 files (ckpt_io = 5) and, with no local copy kept, POSIX
- * and MPI-IO files go straight to the global file system: no local file, no
- * post-processing. */
-static int direct_l4(fti_ctx *ctx, const fti_commit *c)
+/* The L4 stores (dCP layers, HDF5 files, and with no local copy kept POSIX
+ * and MPI-IO files) that go straight to the global file system: no local
+ * file, no post-processing. */
+static int direct(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
 {
-    return c->level == 4 && (c->io == FTI_IO_DCP || c->io == 5 || c->io == FTI_IO_H5_SINGLE ||
-                             fti_l4_writes_direct(ctx, c));
+    return st != NULL && st->direct(ctx, c);
 }
 
-static fti_err write_first(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+static fti_err write_first(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c,
+                           uint64_t *bytes)
 {
-    if (c->level == 4 && c->io == FTI_IO_DCP)
-        return fti_dcp_write(ctx, c, bytes);
-#ifdef FTI_HAVE_HDF5
-    if (c->level == 4 && c->io == FTI_COMMIT_IO_HDF5)
-        return fti_h5_write(ctx, c, bytes);
-    if (c->level == 4 && c->io == FTI_IO_H5_SINGLE)
-        return fti_h5s_write(ctx, c, bytes); /* collective */
-#endif
-    if (fti_l4_writes_direct(ctx, c))
-        return fti_l4_write(ctx, c, bytes);
+    if (direct(ctx, st, c))
+        return st->write(ctx, c, bytes);
     return fti_checkpoint_write_from(ctx, &ctx->reg, c, bytes);
 }
 
-/* Checkpoint c is committed: for level 4, the dCP layers it made obsolete go. */
-static void committed(fti_ctx *ctx, const fti_commit *c)
+/* Checkpoint c is committed: the store removes what c made obsolete. */
+static void committed(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
 {
     ctx->ckpt_count++;
-    if (c->level == 4 && (c->io == FTI_IO_DCP || fti_dcp_active(ctx)))
-        fti_dcp_collect(ctx);
+    if (st != NULL && st->committed != NULL)
+        st->committed(ctx, c);
 }
 
 static fti_err take(fti_ctx *ctx, int64_t id, int level);
@@ -135,23 +122,21 @@ fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
     return e;
 }
 
-static fti_err take(fti_ctx *ctx, int64_t id, int level)
+/* The previous asynchronous post-processing ends (and commits), and the
+ * restored checkpoint is whole, before a new checkpoint starts. */
+static void settle_previous(fti_ctx *ctx)
 {
-    int dcp = level == FTI_L4_DCP; /* the caller checked fti_dcp_active */
-    int h5single = level == FTI_L4_H5_SINGLE; /* the caller checked fti_h5s_active */
-    if (dcp || h5single)
-        level = 4;
-    fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
     fti_metrics_flush_restore(ctx); /* a collective point: FTI_Recover itself is not */
-    /* The previous asynchronous post-processing must end (and commit) first. */
-    fti_err e = fti_post_wait(ctx);
-    if (e != FTI_E_OK)
+    if (fti_post_wait(ctx) != FTI_E_OK)
         fti_log(FTI_LOG_WARN, "previous asynchronous checkpoint was not committed; the last "
                 "committed one is still checkpoint #%llu", (unsigned long long)ctx->meta.last_seq);
-    fti_recover_reprotect_due(ctx); /* the restored checkpoint is whole before the next one */
+    fti_recover_reprotect_due(ctx);
+}
 
-    double t0 = fti_now();
-    tm.wait_prev = t0 - tm.start; /* metrics */
+/* The record of a new checkpoint of `level` (1-4), in store st's form. */
+static fti_commit new_commit(const fti_ctx *ctx, int64_t id, int level, const fti_l4_store *st,
+                             double t0)
+{
     fti_commit c;
     memset(&c, 0, sizeof c);
     c.level = level;
@@ -160,40 +145,63 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     c.slot = next_slot(ctx, level);
     c.nranks = ctx->topo.app_size;
     c.time = t0;
-    c.codec = level == 4 ? (int)ctx->cfg.l4_codec : 0;
-    c.io = dcp ? FTI_IO_DCP : h5single ? FTI_IO_H5_SINGLE : level == 4 ? ctx->cfg.ckpt_io : 0;
+    c.codec = st != NULL ? (int)ctx->cfg.l4_codec : 0;
+    c.io = st != NULL ? st->kind->io : 0;
     c.nonce = ctx->nonce; /* every file of c carries it: the record names this run's files */
+    return c;
+}
+
+/* The level's post-processing goes to the head or helper thread; the
+ * checkpoint commits there. */
+static fti_err hand_over(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
+{
+    fti_err e = fti_post_start(ctx, c);
+    tm->async = 1; /* metrics: post.c writes the line once it is committed */
+    tm->handover = fti_now();
+    tm->app_wait = tm->handover - tm->start;
+    ctx->metrics.pending = *tm;
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written, post-processing in background",
+                (unsigned long long)c->seq, c->level);
+    ctx->ckpt_count++;
+    return e;
+}
+
+/* level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the caller
+ * checked is enabled (ctx->l4). */
+static fti_err take(fti_ctx *ctx, int64_t id, int level)
+{
+    const fti_l4_store *st = level >= 4 ? ctx->l4[level] : NULL;
+    int asked = level;
+    if (st != NULL)
+        level = 4;
+    fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
+    settle_previous(ctx);
+    double t0 = fti_now();
+    tm.wait_prev = t0 - tm.start; /* metrics */
+    fti_commit c = new_commit(ctx, id, level, st, t0);
+    int straight = direct(ctx, st, &c);
 
     /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
-    if (!direct_l4(ctx, &c) && !(level == 4 && fti_dcp_active(ctx)) && fti_post_stage(ctx, &c, &tm)) {
+    if (!straight && (st == NULL || st->stages) && fti_post_stage(ctx, &c, &tm)) {
         ctx->ckpt_count++;
         return FTI_E_OK;
     }
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */
-    e = write_first(ctx, &c, &mine);
+    fti_err e = write_first(ctx, st, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
     fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
                           "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
         return failed(ctx, &c, &tm, e, bad);
-    if (ctx->topo.node_pos == 0 && !dcp)
+    if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
-    if (!direct_l4(ctx, &c) && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level)) {
-        e = fti_post_start(ctx, &c);
-        tm.async = 1; /* metrics: post.c writes the line once it is committed */
-        tm.handover = fti_now();
-        tm.app_wait = tm.handover - tm.start;
-        ctx->metrics.pending = tm;
-        if (ctx->topo.app_rank == 0)
-            fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written, post-processing in background",
-                    (unsigned long long)c.seq, level);
-        ctx->ckpt_count++;
-        return e;
-    }
+    if (!straight && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level))
+        return hand_over(ctx, &c, &tm);
     double t1 = fti_now();
-    if (level > 1 && !direct_l4(ctx, &c)) { /* else written on the global file system already */
+    if (level > 1 && !straight) { /* else written on the global file system already */
         fti_fault_phase(fti_level_phase(level));
         fti_ring ring;
         fti_ring_of(ctx, &ring);
@@ -206,7 +214,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     e = fti_checkpoint_commit(ctx, &c);
     tm.commit = fti_now() - t2; /* metrics */
     if (e == FTI_E_OK) {
-        committed(ctx, &c);
+        committed(ctx, st, &c);
         fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
     }
     record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
@@ -252,7 +260,7 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
     c.level = 4;
     c.slot = next_slot(ctx, 4);
     c.codec = (int)ctx->cfg.l4_codec;
-    c.io = ctx->cfg.ckpt_io;
+    c.io = fti_l4_store_from_local(ctx)->kind->io;
     fti_err e = link_as_l4(ctx, &cand[last], &c);
     if (fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
         fti_ring ring;

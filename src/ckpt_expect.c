@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "integrity.h"
+#include "levels/l4_kind.h"
 #include "log.h"
 
 #define L3_MANIFEST_ID (-1) /* the parity file's entries (docs/FORMAT.md) */
@@ -222,9 +223,7 @@ fti_err fti_expect_total(const fti_commit *c, uint64_t total)
 {
     /* dCP and HDF5 commits count the layers or HDF5 files written, not the
      * checkpoint files assembled from them (whose checksums are verified). */
-    int bytes_are_files = c->io != FTI_IO_DCP && c->io != FTI_COMMIT_IO_HDF5 &&
-                          c->io != FTI_IO_H5_SINGLE;
-    if (total == c->bytes || !bytes_are_files)
+    if (total == c->bytes || !fti_commit_bytes_are_files(c))
         return FTI_E_OK;
     return fti_fail(FTI_E_CORRUPT, "checkpoint #%" PRIu64 ": the ranks' files hold %" PRIu64
                     " bytes together, the commit record says %" PRIu64 " (files of another run?)",

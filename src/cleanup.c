@@ -8,6 +8,7 @@
 
 #include "commit.h"
 #include "job_claim.h"
+#include "levels/l4_kind.h"
 #include "log.h"
 #include "watchdog.h"
 
@@ -81,8 +82,9 @@ void fti_prune_local(fti_ctx *ctx, int below, int l4)
  * I/O modes keep it apart, until the next L4 or FTI_Finalize). */
 static int obsolete_after(const fti_config *cfg, const fti_commit *c, int rule[2])
 {
+    const fti_l4_kind *l4 = fti_l4_kind_for(cfg, 4);
     int heads_copy_goes = c->level < 4 && cfg->l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE &&
-                          cfg->ckpt_io == FTI_CKPT_IO_POSIX;
+                          l4 != NULL && l4->heads_copy_in_l1;
     rule[0] = cfg->keep_all_levels ? 1 : c->level;
     rule[1] = (c->level == 4 && !cfg->l4_local_copy) || heads_copy_goes;
     if (fti_prunes_after(cfg, c->level))

@@ -12,6 +12,7 @@
 #include "config_scan.h"
 #include "ini.h"
 #include "fio.h"
+#include "levels/l4_kind.h"
 #include "log.h"
 #include "safe_fs.h"
 
@@ -405,30 +406,15 @@ static fti_err check_consistency(fti_config *cfg)
         memcpy(cfg->meta_dir, cfg->glbl_dir, n);
         memcpy(cfg->meta_dir + n, "/meta", 6);
     }
-#ifdef FTI_HAVE_HDF5
-    if (cfg->ckpt_io == 4)
-#else
-    if (cfg->ckpt_io == 4 || cfg->ckpt_io == 5)
-#endif
-        return fti_fail(FTI_E_CONFIG,
-                        "config %s: [basic] ckpt_io = %d (%s) is not supported by this build; "
-                        "use 1 (POSIX) or 2 (MPI-IO)", cfg->file, cfg->ckpt_io,
-                        cfg->ckpt_io == 4 ? "SIONlib" : "HDF5");
-    cfg->ckpt_io_given = cfg->ckpt_io;
-    if (cfg->ckpt_io == 3) {
-        fti_log_rank0(FTI_LOG_INFO, "config %s: ckpt_io = 3 (FTI-FF): our file format is already "
-                "self-describing; using POSIX files", cfg->file);
-        cfg->ckpt_io = 1;
-    }
+    fti_err e = fti_l4_kind_settle(cfg); /* the store ckpt_io selects, built here */
+    if (e != FTI_E_OK)
+        return e;
     /* 0 is the documented default: dcp.c takes FTI_DCP_DEFAULT_BLOCK then */
     if (cfg->enable_dcp && cfg->dcp_block_size != 0 &&
         (cfg->dcp_block_size < 512 || cfg->dcp_block_size > (1 << 30)))
         return fti_fail(FTI_E_CONFIG, "config %s: [basic] dcp_block_size = %d must be 0 (the "
                         "default, 64 KiB) or 512-1073741824 bytes when enable_dcp = 1",
                         cfg->file, cfg->dcp_block_size);
-    if (cfg->enable_dcp && cfg->ckpt_io != 1)
-        fti_log(FTI_LOG_WARN, "config %s: enable_dcp = 1 needs ckpt_io = 1 (POSIX); level 8 "
-                "checkpoints are written as full L4 checkpoints", cfg->file);
     if (!cfg->enable_dcp && (cfg->dcp_l4_min | cfg->dcp_l4_sec | cfg->dcp_l4_iter)) {
         /* as FTI: a dCP interval without dCP schedules nothing */
         fti_log_rank0(FTI_LOG_WARN, "config %s: [basic] dcp_l4 (or dcp_l4_sec/_iter) is set but "

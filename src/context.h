@@ -52,6 +52,7 @@ typedef struct fti_conf_record {
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
 struct fti_h5_groups;             /* HDF5 groups and dataset places (hdf5/h5_groups.h) */
+struct fti_l4_store;              /* an L4 store's hooks (levels/l4_store.h) */
 
 typedef struct fti_ctx {
     fti_state state;
@@ -68,6 +69,9 @@ typedef struct fti_ctx {
     fti_schedule sched;
     fti_recovery rec;
     fti_post *post;
+    const struct fti_l4_store *l4[10]; /* the store of level 4, FTI_L4_DCP (8) and
+                                        * FTI_L4_H5_SINGLE (9), chosen once from cfg;
+                                        * NULL elsewhere (levels/l4_store.h) */
     MPI_Comm user_comm;     /* as given to FTI_Init (FTI's test programs talk to heads on it) */
     struct fti_h5_groups *h5; /* FTI_InitGroup / FTI_DefineDataset; NULL until first used */
     int icp_active;         /* between FTI_InitICP and FTI_FinalizeICP */

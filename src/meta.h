@@ -21,16 +21,10 @@ typedef struct fti_commit {
     double time;    /* seconds since the epoch */
     uint64_t bytes; /* total over all ranks */
     int codec;      /* L4 compression, fti_codec */
-    int io;         /* L4 ckpt_io it was written with, or a FTI_COMMIT_IO_* below */
+    int io;         /* the L4 store it was written to: levels/l4_kind.c's table (0 below L4) */
     uint64_t nonce; /* the writing run's random identity, in every file of the checkpoint;
                        0: a record written before nonces existed */
 } fti_commit;
-
-/* fti_commit.io of the L4 forms whose files are not this library's
- * checkpoint files (bytes then counts what was written, not the data). */
-#define FTI_COMMIT_IO_HDF5 5 /* one HDF5 file per rank (ckpt_io = 5) */
-#define FTI_IO_DCP 8         /* a dCP layer per rank (FTI_L4_DCP) */
-#define FTI_IO_H5_SINGLE 9   /* one shared HDF5 file (FTI_L4_H5_SINGLE) */
 
 typedef struct fti_meta {
     uint64_t last_seq;

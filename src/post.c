@@ -13,6 +13,7 @@
 #include "ckpt_copy.h"
 #include "fault.h"
 #include "fti.h"
+#include "levels/l4_store.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
@@ -229,7 +230,7 @@ int fti_post_async_available(fti_ctx *ctx, int level)
     if (p == NULL || ctx->cfg.inline_l[level])
         return 0;
     if (p->mode == POST_HEAD) /* a shared MPI-IO file needs the application ranks' collective */
-        return !(level == 4 && ctx->cfg.ckpt_io == 2);
+        return level != 4 || ctx->l4[4] == NULL || ctx->l4[4]->post_on_heads;
     return p->mode == POST_THREAD;
 }
 

@@ -18,7 +18,7 @@
 #include "fio.h"
 #include "fault.h"
 #include "levels/l4.h"
-#include "hdf5/h5_single.h"
+#include "levels/l4_store.h"
 #include "levels/levels.h"
 #include "log.h"
 #include "metrics.h"
@@ -92,7 +92,7 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
         fti_log_quiet(1); /* reasons are reported once, by rank 0, below */
         ok = lv->rebuild(ctx, c, *own_ok) == FTI_E_OK;
         fti_log_quiet(0);
-        if (ok && c->io == FTI_IO_H5_SINGLE) /* no file of the rank's: read from the shared one */
+        if (ok && !fti_commit_rank_file(c)) /* no file of the rank's: read from the store */
             *own_ok = 1, *size = 0;
         if (ok && !*own_ok && (ok = file_size(rebuilt, size)) == 0)
             fti_fail(FTI_E_IO, "rebuilt file %s vanished: %s", rebuilt, strerror(errno));
@@ -263,7 +263,7 @@ static void warn_orphans(fti_ctx *ctx)
 static fti_err open_chosen(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
-    if (r->chosen.io == FTI_IO_H5_SINGLE) /* no local file: variables come from the shared one */
+    if (!fti_commit_rank_file(&r->chosen)) /* no local file: variables come from the store */
         return FTI_E_OK;
     fti_expect x; /* r->path: set when the candidate was adopted */
     fti_expect_data(&x, &r->chosen, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
@@ -299,6 +299,74 @@ static fti_err note_replaced(fti_ctx *ctx)
     return FTI_E_OK;
 }
 
+/* No committed checkpoint: a fresh start, unless restart = required. */
+static fti_err nothing_to_restore(fti_ctx *ctx)
+{
+    if (ctx->cfg.restart == FTI_RESTART_REQUIRED)
+        return fti_fail(FTI_E_NOREC, "restart = required, but no committed checkpoint exists "
+                        "in %s", ctx->dirs.commit);
+    if (ctx->cfg.failure > 0 && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "config %s: [restart] failure = %d but no committed checkpoint "
+                "exists in %s; starting fresh", ctx->cfg.file, ctx->cfg.failure,
+                ctx->dirs.commit);
+    return FTI_E_OK;
+}
+
+/* Collective: the first candidate, newest first, that every rank can
+ * restore becomes ctx->rec.chosen. A checkpoint of another number of
+ * ranks is skipped unless its store serves any number (level 9). */
+static void choose(fti_ctx *ctx, const fti_commit *cand, int n)
+{
+    fti_recovery *r = &ctx->rec;
+    for (int i = 0; i < n && !r->available; i++) {
+        if (cand[i].nranks != ctx->topo.app_size && !fti_commit_any_ranks(&cand[i])) {
+            if (ctx->topo.app_rank == 0)
+                fti_log(FTI_LOG_WARN, "checkpoint #%llu was taken by %d ranks, this run has %d: "
+                        "skipped", (unsigned long long)cand[i].seq, cand[i].nranks,
+                        ctx->topo.app_size);
+            continue;
+        }
+        if (try_candidate(ctx, &cand[i])) {
+            r->chosen = cand[i];
+            r->available = 1;
+        }
+    }
+}
+
+/* Collective: no candidate can be restored on every rank. No rank returns
+ * (and maybe aborts the job) before every rank removed its rebuilt files:
+ * a refused restart leaves nothing. */
+static fti_err refuse(fti_ctx *ctx)
+{
+    fti_watched_barrier(ctx->topo.app, "refused restart: wait for rebuilt files to be removed");
+    fti_metrics_recovery(ctx, NULL, "failed"); /* metrics */
+    int quiet = ctx->topo.app_rank != 0;
+    if (quiet)
+        fti_log_quiet(1);
+    fti_err e = fti_fail(FTI_E_NOREC, "no committed checkpoint in %s can be restored on every "
+                         "rank (see the list above); nothing was deleted", ctx->dirs.commit);
+    if (quiet)
+        fti_log_quiet(0);
+    return e;
+}
+
+/* Collective: the chosen checkpoint's file opens on every rank. */
+static fti_err open_everywhere(fti_ctx *ctx)
+{
+    fti_recovery *r = &ctx->rec;
+    int all = fti_all_ok(ctx->topo.app, open_chosen(ctx) == FTI_E_OK);
+    fti_metrics_recovery(ctx, all ? &r->chosen : NULL, all ? "ready" : "failed"); /* metrics */
+    if (!all)
+        return fti_fail(FTI_E_NOREC, "checkpoint #%llu became unreadable after it was verified",
+                        (unsigned long long)r->chosen.seq);
+    if (ctx->topo.app_rank == 0)
+        /* FTI's words, which its test suites and users' job scripts grep for */
+        fti_log(FTI_LOG_INFO, "restart: Recovering successfully from level %d: checkpoint #%llu "
+                "(id %lld)", r->chosen.level, (unsigned long long)r->chosen.seq,
+                (long long)r->chosen.id);
+    return FTI_E_OK;
+}
+
 fti_err fti_recover_prepare(fti_ctx *ctx)
 {
     fti_recovery *r = &ctx->rec;
@@ -315,69 +383,20 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
     int n = found ? fti_meta_candidates(&ctx->meta, cand) : 0;
     if (!found)
         warn_orphans(ctx);
-    if (n == 0) {
-        if (ctx->cfg.restart == FTI_RESTART_REQUIRED)
-            return fti_fail(FTI_E_NOREC, "restart = required, but no committed checkpoint exists "
-                            "in %s", ctx->dirs.commit);
-        if (ctx->cfg.failure > 0 && ctx->topo.app_rank == 0)
-            fti_log(FTI_LOG_WARN, "config %s: [restart] failure = %d but no committed checkpoint "
-                    "exists in %s; starting fresh", ctx->cfg.file, ctx->cfg.failure,
-                    ctx->dirs.commit);
-        return FTI_E_OK;
-    }
+    if (n == 0)
+        return nothing_to_restore(ctx);
     r->pending = 1;
     ctx->metrics.rec = (fti_recovery_timing){.start = fti_now()}; /* metrics */
     fti_fault_phase("recovery");
-    for (int i = 0; i < n; i++) {
-        /* the shared HDF5 file of level 9 serves any number of ranks */
-        if (cand[i].nranks != ctx->topo.app_size && cand[i].io != FTI_IO_H5_SINGLE) {
-            if (ctx->topo.app_rank == 0)
-                fti_log(FTI_LOG_WARN, "checkpoint #%llu was taken by %d ranks, this run has %d: "
-                        "skipped", (unsigned long long)cand[i].seq, cand[i].nranks,
-                        ctx->topo.app_size);
-            continue;
-        }
-        if (try_candidate(ctx, &cand[i])) {
-            r->chosen = cand[i];
-            r->available = 1;
-            break;
-        }
-    }
-    if (!r->available) {
-        /* No rank returns (and maybe aborts the job) before every rank
-         * removed its rebuilt files: a refused restart leaves nothing. */
-        fti_watched_barrier(ctx->topo.app, "refused restart: wait for rebuilt files to be removed");
-        fti_metrics_recovery(ctx, NULL, "failed"); /* metrics */
-        int quiet = ctx->topo.app_rank != 0;
-        if (quiet)
-            fti_log_quiet(1);
-        e = fti_fail(FTI_E_NOREC, "no committed checkpoint in %s can be restored on every rank "
-                        "(see the list above); nothing was deleted", ctx->dirs.commit);
-        if (quiet)
-            fti_log_quiet(0);
-        return e;
-    }
-    e = open_chosen(ctx);
-    int all = fti_all_ok(ctx->topo.app, e == FTI_E_OK);
-    fti_metrics_recovery(ctx, all ? &r->chosen : NULL, all ? "ready" : "failed"); /* metrics */
-    if (!all)
-        return fti_fail(FTI_E_NOREC, "checkpoint #%llu became unreadable after it was verified",
-                        (unsigned long long)r->chosen.seq);
-    if (ctx->topo.app_rank == 0)
-        /* FTI's words, which its test suites and users' job scripts grep for */
-        fti_log(FTI_LOG_INFO, "restart: Recovering successfully from level %d: checkpoint #%llu "
-                "(id %lld)", r->chosen.level, (unsigned long long)r->chosen.seq,
-                (long long)r->chosen.id);
-    return FTI_E_OK;
+    choose(ctx, cand, n);
+    return r->available ? open_everywhere(ctx) : refuse(ctx);
 }
 
 /* Restores var from the open file fd; errors name the variable. */
 static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
 {
-#ifdef FTI_HAVE_HDF5
-    if (ctx->rec.chosen.io == FTI_IO_H5_SINGLE)
-        return fti_h5s_read_var(ctx, v);
-#endif
+    if (!fti_commit_rank_file(&ctx->rec.chosen)) /* read from the store itself */
+        return fti_l4_store_of(&ctx->rec.chosen)->read_var(ctx, v);
     const fti_file_entry *e = fti_file_find_near(&ctx->rec.hdr, v->id, (int)(v - ctx->reg.vars));
     if (e == NULL)
         return fti_fail(FTI_E_MISSING, "recover: variable %d is protected but not in checkpoint "
@@ -439,7 +458,7 @@ static const char *path_tail(const char *path)
 static int table_matches(fti_ctx *ctx, char *why, size_t cap)
 {
     const fti_recovery *r = &ctx->rec;
-    if (r->chosen.io == FTI_IO_H5_SINGLE) /* datasets, not a table: checked as they are read */
+    if (!fti_commit_rank_file(&r->chosen)) /* datasets, not a table: checked as they are read */
         return 1;
     const char *dots = strlen(r->path) > 110 ? "..." : "";
     for (int i = 0; i < ctx->reg.nvars; i++) {
@@ -499,7 +518,7 @@ static void fall_back_on_table(fti_ctx *ctx)
     fti_commit cand[8];
     int n = fti_meta_candidates(&ctx->meta, cand), tried = 0;
     for (int i = 0; i < n; i++) {
-        if (cand[i].seq >= first.seq || cand[i].io == FTI_IO_H5_SINGLE ||
+        if (cand[i].seq >= first.seq || !fti_commit_rank_file(&cand[i]) ||
             cand[i].nranks != ctx->topo.app_size)
             continue;
         r->reprotect_due = 0; /* the one passed over is not re-protected */
@@ -543,10 +562,11 @@ fti_err fti_recover_all(fti_ctx *ctx)
     check_tables_once(ctx);
     if (!ctx->rec.available)
         e = fti_fail(FTI_E_NOREC, "FTI_Recover: there is no checkpoint to recover (fresh start)");
-    if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE)
+    int rank_file = fti_commit_rank_file(&ctx->rec.chosen);
+    if (e == FTI_E_OK && rank_file)
         e = ensure_local_file(ctx);
     int fd = -1;
-    if (e == FTI_E_OK && ctx->rec.chosen.io != FTI_IO_H5_SINGLE &&
+    if (e == FTI_E_OK && rank_file &&
         (fd = fti_open_read(ctx->rec.path)) < 0)
         e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, fti_fs_strerror(errno));
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
@@ -625,7 +645,7 @@ fti_err fti_recover_var_open(fti_ctx *ctx)
     check_tables_once(ctx);
     if (!ctx->rec.available)
         return fti_fail(FTI_E_NOREC, "FTI_RecoverVarInit: there is no checkpoint to recover");
-    if (ctx->rec.var_fd >= 0 || ctx->rec.chosen.io == FTI_IO_H5_SINGLE)
+    if (ctx->rec.var_fd >= 0 || !fti_commit_rank_file(&ctx->rec.chosen))
         return FTI_E_OK;
     fti_err e = ensure_local_file(ctx);
     if (e != FTI_E_OK)

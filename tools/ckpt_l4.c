@@ -32,6 +32,7 @@
 #include "hdf5/h5_file.h"
 #endif
 #include "levels/l4_codec.h"
+#include "levels/l4_kind.h"
 #include "le_field.h"
 #include "log.h"
 #include "safe_fs.h"
@@ -187,24 +188,54 @@ static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *
 #endif
 }
 
-static int locate(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
+/* ckpt_io = 1: the rank's own global file. */
+static int locate_rank_file(const ckpt_tool *t, const fti_commit *c, int rank, piece *p,
+                            ckpt_file *f)
 {
-    p->fd = -1;
-    if (c->io == FTI_IO_DCP)
-        return assemble_dcp(t, c, rank, p, f);
-    if (c->io == 5)
-        return convert_h5(t, c, rank, p, f);
-    if (c->io == 9) {
-        set_state(f, CK_NA, "shared HDF5 file of level 9: read it with h5dump or h5py");
-        return -1;
-    }
-    if (c->io == 2)
-        fti_path_global_shared(&t->dirs, p->path, c->slot);
-    else
-        fti_path_global(&t->dirs, p->path, c->slot, rank);
+    fti_path_global(&t->dirs, p->path, c->slot, rank);
+    return open_piece(p, f);
+}
+
+/* ckpt_io = 2: the rank's piece of the shared file. */
+static int locate_shared_piece(const ckpt_tool *t, const fti_commit *c, int rank, piece *p,
+                               ckpt_file *f)
+{
+    fti_path_global_shared(&t->dirs, p->path, c->slot);
     if (open_piece(p, f) != 0)
         return -1;
-    return c->io == 2 ? find_shared_piece(c, rank, p, f) : 0;
+    return find_shared_piece(c, rank, p, f);
+}
+
+static int refuse_h5_shared(const ckpt_tool *t, const fti_commit *c, int rank, piece *p,
+                            ckpt_file *f)
+{
+    (void)t, (void)c, (void)rank, (void)p;
+    set_state(f, CK_NA, "shared HDF5 file of level 9: read it with h5dump or h5py");
+    return -1;
+}
+
+/* How this tool reads a rank's bytes from each L4 store (levels/l4_kind.h),
+ * and what it calls them: the file, or "(what [rank])" after it. */
+static const struct reader {
+    int (*locate)(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f);
+    const char *what;
+    int what_rank;
+} readers[FTI_L4K_COUNT] = {
+    [FTI_L4K_POSIX] = {locate_rank_file, NULL, 0},
+    [FTI_L4K_MPIIO] = {locate_shared_piece, "piece of rank", 1},
+    [FTI_L4K_DCP] = {assemble_dcp, "dCP chain", 0},
+    [FTI_L4K_H5] = {convert_h5, NULL, 0},
+    [FTI_L4K_H5_SHARED] = {refuse_h5_shared, NULL, 0},
+};
+
+/* The reader of c's store; NULL (f says why) below level 4. */
+static const struct reader *reader_of(const fti_commit *c, ckpt_file *f)
+{
+    const fti_l4_kind *k = fti_l4_kind_of(c);
+    if (k == NULL)
+        set_state(f, CK_NA, "checkpoint #%llu is of level %d, not an L4 checkpoint",
+                  (unsigned long long)c->seq, c->level);
+    return k == NULL ? NULL : &readers[k->id];
 }
 
 /* ---- the sink: the rank's original bytes, in order -------------------------- */
@@ -396,18 +427,20 @@ void ckpt_l4_check(const ckpt_tool *t, const fti_commit *c, int rank, ckpt_file 
     memset(&p, 0, sizeof p);
     if (out != NULL)
         out->have_hdr = 0;
-    if (locate(t, c, rank, &p, f) != 0) {
+    const struct reader *rd = reader_of(c, f);
+    p.fd = -1;
+    if (rd == NULL || rd->locate(t, c, rank, &p, f) != 0) {
         if (p.fd >= 0)
             close(p.fd);
         return;
     }
     char name[FTI_PATH_MAX + 64];
-    if (c->io == 2)
-        snprintf(name, sizeof name, "%s (piece of rank %d)", p.path, rank);
-    else if (c->io == FTI_IO_DCP)
-        snprintf(name, sizeof name, "%s (dCP chain)", p.path);
-    else
+    if (rd->what == NULL)
         snprintf(name, sizeof name, "%s", p.path);
+    else if (rd->what_rank)
+        snprintf(name, sizeof name, "%s (%s %d)", p.path, rd->what, rank);
+    else
+        snprintf(name, sizeof name, "%s (%s)", p.path, rd->what);
     sink s = {.c = c, .rank = rank, .exec_id = t->dirs.exec_id, .name = name, .head = malloc(FTI_FILE_FIXED_HEADER),
               .head_want = FTI_FILE_FIXED_HEADER, .out = out};
     f->st = CK_OK;

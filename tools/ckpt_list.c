@@ -8,6 +8,7 @@
 
 #include "ckpt_tool.h"
 #include "levels/dcp_file.h"
+#include "levels/l4_kind.h"
 
 typedef struct row {
     fti_commit c;
@@ -68,7 +69,7 @@ static void print_row(const ckpt_tool *t, const row *r)
     variables(t, &r->c, vars, sizeof vars);
     printf("%5llu %8lld %5d %4d  %-5s %-19s %6d %12llu %10s %9s\n",
            (unsigned long long)r->c.seq, (long long)r->c.id,
-           r->c.io == FTI_IO_DCP || r->c.io == 9 ? r->c.io : r->c.level, r->c.slot, r->state, when,
+           fti_commit_shown_level(&r->c), r->c.slot, r->state, when,
            r->c.nranks, (unsigned long long)r->c.bytes, size, vars);
 }
 

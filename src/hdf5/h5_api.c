@@ -10,6 +10,7 @@
 #include "h5_api.h"
 #include "h5_groups.h"
 #include "h5_single.h"
+#include "levels/l4_kind.h"
 #include "log.h"
 
 void fti_h5_release(fti_ctx *ctx)
@@ -169,7 +170,8 @@ int FTI_RecoverDatasetDimension(int did)
     if (ctx == NULL)
         return FTI_NSCS;
 #ifdef FTI_HAVE_HDF5
-    if (!ctx->rec.available || ctx->rec.chosen.io != FTI_IO_H5_SINGLE) {
+    const fti_l4_kind *k = fti_l4_kind_of(&ctx->rec.chosen);
+    if (!ctx->rec.available || k == NULL || k->id != FTI_L4K_H5_SHARED) {
         fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): the restart is not from a "
                  "FTI_L4_H5_SINGLE checkpoint", did);
         return FTI_NSCS;

@@ -20,11 +20,6 @@
 #define ROW (4 + 2 * FTI_H5_MAXDIM)
 #define A_DID "fti_did"
 
-int fti_h5s_active(const fti_ctx *ctx)
-{
-    return ctx->cfg.ckpt_io == 5 && ctx->cfg.h5_single_file_enable;
-}
-
 static uint64_t elems(int ndims, const FTIT_hsize_t *count)
 {
     uint64_t n = 1;

@@ -16,10 +16,6 @@
 
 #ifdef FTI_HAVE_HDF5
 
-/* 1 when level 9 writes the shared file (HDF5 built, ckpt_io = 5,
- * h5_single_file_enable = 1). */
-int fti_h5s_active(const fti_ctx *ctx);
-
 /* Collective over the application ranks: writes the shared file of c
  * (temporary name, renamed by rank 0 once every rank wrote). *bytes: the
  * file's size on rank 0, 0 elsewhere. Every rank returns the same result. */

@@ -21,6 +21,7 @@
 #include "integrity.h"
 #include "recover.h"
 #include "l4_pfs.h"
+#include "l4_store.h"
 #include "log.h"
 #include "safe_fs.h"
 
@@ -28,9 +29,11 @@
  * protected bytes it covers (fti_dcp_report sums them over the ranks). */
 static uint64_t last_changed, last_data;
 
-int fti_dcp_active(const fti_ctx *ctx)
+/* 1 when committed checkpoint c is a dCP layer. */
+static int is_layer(const fti_commit *c)
 {
-    return ctx->cfg.enable_dcp && ctx->cfg.ckpt_io == FTI_CKPT_IO_POSIX;
+    const fti_l4_kind *k = fti_l4_kind_of(c);
+    return c->valid && k != NULL && k->id == FTI_L4K_DCP;
 }
 
 static uint64_t block_size(const fti_ctx *ctx)
@@ -44,7 +47,7 @@ static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
 {
     memset(prev, 0, sizeof *prev);
     const fti_commit *cur = &ctx->meta.cur[4];
-    if (!cur->valid || cur->io != FTI_IO_DCP)
+    if (!is_layer(cur))
         return 0;
     if (fti_recover_passed_over(ctx, cur))
         return 0; /* the restart could not restore it: never build on it */
@@ -303,7 +306,7 @@ static uint64_t oldest_needed(const fti_ctx *ctx)
     uint64_t min = UINT64_MAX;
     const fti_commit *cs[2] = {&ctx->meta.cur[4], &ctx->meta.prev[4]};
     for (int i = 0; i < 2; i++) {
-        if (!cs[i]->valid || cs[i]->io != FTI_IO_DCP)
+        if (!is_layer(cs[i]))
             continue;
         char path[FTI_PATH_MAX];
         fti_dcp_layer l;
@@ -354,3 +357,22 @@ void fti_dcp_collect(fti_ctx *ctx)
     }
     closedir(d);
 }
+
+/* ---- the store ------------------------------------------------------------- */
+
+static int layer_direct(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)ctx, (void)c;
+    return 1;
+}
+
+/* The new layer's commit makes older chains obsolete. */
+static void layer_committed(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)c;
+    fti_dcp_collect(ctx);
+}
+
+const fti_l4_store fti_l4_dcp_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_DCP], .direct = layer_direct, .write = fti_dcp_write,
+    .restore = fti_dcp_rebuild, .committed = layer_committed};

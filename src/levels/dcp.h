@@ -17,11 +17,8 @@
 #define FTI_DCP_DEFAULT_BLOCK (64 * 1024)
 #define FTI_DCP_DEFAULT_STACK 5
 
-/* 1 when this run writes level-8 checkpoints as differential layers. */
-int fti_dcp_active(const fti_ctx *ctx);
-
-/* Not collective: writes this rank's layer of checkpoint c (c->io is
- * FTI_IO_DCP). *bytes: the layer file's size. The layer is under its final
+/* The dCP store's hooks (l4_store.h: fti_l4_dcp_store). Not collective:
+ * writes this rank's layer of checkpoint c. *bytes: the layer file's size. The layer is under its final
  * name only once complete and synced; the committed chain is never touched. */
 fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
 

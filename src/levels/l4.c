@@ -1,10 +1,11 @@
 /*
- * l4.c - level 4, the copy on the global (parallel) file system: dispatches
- * to the POSIX writer (l4_pfs.c, one file per rank), MPI-IO (l4_mpiio.c,
- * one shared file), dCP layers (dcp.c) and HDF5 (hdf5/). With no local copy
- * asked for (l4_local_copy = 0), an inline POSIX or MPI-IO checkpoint is
- * written once, straight to the global directory (fti_l4_write); otherwise
- * the local file is written first and post-processed here.
+ * l4.c - level 4, the copy on the global (parallel) file system: the level
+ * ops (levels.h) over the L4 stores (l4_store.h), and the two stores of
+ * checkpoint files, POSIX (l4_pfs.c, one global file per rank) and MPI-IO
+ * (l4_mpiio.c, one shared file). With no local copy asked for
+ * (l4_local_copy = 0), an inline POSIX or MPI-IO checkpoint is written once,
+ * straight to the global directory; otherwise the local file is written
+ * first and post-processed here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +15,9 @@
 
 #include "dcp.h"
 #include "fault.h"
-#ifdef FTI_HAVE_HDF5
-#include "hdf5/h5_file.h"
-#include "hdf5/h5_single.h"
-#endif
 #include "l4.h"
 #include "l4_pfs.h"
+#include "l4_store.h"
 #include "levels.h"
 #include "log.h"
 #include "post.h"
@@ -53,30 +51,28 @@ static void drop_local(fti_ctx *ctx, const fti_commit *c)
 
 static fti_err l4_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
 {
-    fti_err e;
-    if (c->io != 2)
-        e = fti_l4_posix_post(ctx, c, ring->app_rank[ring->pos]);
-    else if (ctx->topo.is_head) /* the shared file is written by the application ranks together */
-        return fti_fail(FTI_E_UNSUPPORTED, "L4: ckpt_io = 2 (MPI-IO) cannot be post-processed on a "
-                        "head rank; set inline_l4 = 1");
-    else
-        e = fti_l4_mpiio_post(ctx, c);
+    const fti_l4_store *st = fti_l4_store_of(c);
+    if (st->post == NULL)
+        return fti_fail(FTI_E_UNSUPPORTED, "L4: checkpoint #%llu: the %s store (%s) is written "
+                        "directly, never from a local file", (unsigned long long)c->seq,
+                        st->kind->name, st->kind->config);
+    fti_err e = st->post(ctx, c, ring);
     if (e == FTI_E_OK)
         drop_local(ctx, c);
     return e;
 }
 
-int fti_l4_writes_direct(fti_ctx *ctx, const fti_commit *c)
+/* Whether POSIX or MPI-IO may skip the local file: no local copy asked for,
+ * and no head or helper thread that would flush the local file. */
+static int pfs_direct_allowed(fti_ctx *ctx)
 {
-    if (c->level != 4 || ctx->cfg.l4_local_copy || (c->io != 1 && c->io != 2))
-        return 0;
-    if (fti_post_async_available(ctx, 4)) /* a head or helper thread flushes the local file */
-        return 0;
-    /* the image reads host memory; device variables need the capture pipeline */
-    return (c->io == 1 && c->codec == FTI_CODEC_NONE) || fti_l4_image_possible(&ctx->reg);
+    return !ctx->cfg.l4_local_copy && !fti_post_async_available(ctx, 4);
 }
 
-fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+/* Writes c with `writer` (POSIX or MPI-IO); ctx->rec.l4_written keeps the
+ * header until the commit hands it to fti_recover_track. */
+static fti_err pfs_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes,
+                         fti_err (*writer)(fti_ctx *, const fti_commit *, fti_file_header *))
 {
     fti_file_header *kept = &ctx->rec.l4_written;
     fti_file_header_free(kept);
@@ -84,7 +80,7 @@ fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     fti_fault_phase(fti_level_phase(4));
     fti_file_header hdr;
     memset(&hdr, 0, sizeof hdr);
-    fti_err e = c->io == 2 ? fti_l4_mpiio_write(ctx, c, &hdr) : fti_l4_posix_write(ctx, c, &hdr);
+    fti_err e = writer(ctx, c, &hdr);
     if (e != FTI_E_OK) {
         fti_file_header_free(&hdr);
         return e;
@@ -96,10 +92,8 @@ fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 
 int fti_l4_reads_global(const fti_ctx *ctx, const fti_commit *c, char *path)
 {
-    if (c->level != 4 || c->io != 1 || c->codec != FTI_CODEC_NONE || ctx->cfg.l4_local_copy)
-        return 0;
-    fti_path_global(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
-    return 1;
+    const fti_l4_store *st = fti_l4_store_of(c);
+    return st != NULL && st->reads_in_place != NULL && st->reads_in_place(ctx, c, path);
 }
 
 int fti_l4_local_serves_restart(const fti_ctx *ctx, const fti_commit *c)
@@ -107,81 +101,167 @@ int fti_l4_local_serves_restart(const fti_ctx *ctx, const fti_commit *c)
     return c->level != 4 || ctx->cfg.l4_local_copy != FTI_L4_COPY_UNTIL_FINALIZE;
 }
 
-#ifdef FTI_HAVE_HDF5
-/* This rank's HDF5 file of c, converted into a checkpoint file at the
- * temporary the recovery adopts. Here, not in hdf5/, so that fti-ckpt (which
- * converts HDF5 files too) links none of the MPI-using levels. */
-static fti_err h5_rebuild(fti_ctx *ctx, const fti_commit *c)
-{
-    int rank = ctx->topo.app_rank;
-    char file[FTI_PATH_MAX], local[FTI_PATH_MAX];
-    fti_path_global_h5(&ctx->dirs, file, c->slot, rank);
-    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
-    fti_err e = fti_h5_to_ckpt_file(file, local, c, rank);
-    if (e == FTI_E_OK)
-        e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file, NULL, NULL);
-    if (e != FTI_E_OK)
-        unlink(local);
-    return e;
-}
-#endif
-
 static fti_err l4_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
-    if (c->io == 2)
-        return fti_l4_mpiio_rebuild(ctx, c, own_ok);
-    if (c->io == FTI_IO_DCP)
-        return own_ok ? FTI_E_OK : fti_dcp_rebuild(ctx, c);
-#ifdef FTI_HAVE_HDF5
-    if (c->io == FTI_COMMIT_IO_HDF5)
-        return own_ok ? FTI_E_OK : h5_rebuild(ctx, c);
-    if (c->io == FTI_IO_H5_SINGLE) /* collective; read straight from the shared file */
-        return fti_h5s_verify(ctx, c);
-#endif
-    char global[FTI_PATH_MAX];
-    if (!own_ok && fti_l4_reads_global(ctx, c, global)) /* read where it is: no copy */
-        return fti_l4_verify_for_restart(ctx, global, c, global, &ctx->rec.verified);
-    return own_ok ? FTI_E_OK : fti_l4_posix_rebuild(ctx, c, ctx->topo.app_rank);
+    const fti_l4_store *st = fti_l4_store_of(c);
+    if (st->verify != NULL)
+        return st->verify(ctx, c, own_ok);
+    return own_ok ? FTI_E_OK : st->restore(ctx, c);
+}
+
+fti_err fti_l4_adopt_rebuilt(fti_ctx *ctx, const fti_commit *c)
+{
+    int rank = ctx->topo.app_rank;
+    char rebuilt[FTI_PATH_MAX], local[FTI_PATH_MAX];
+    fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
+    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
+    if (rename(rebuilt, local) == 0)
+        return FTI_E_OK;
+    fti_err e = fti_fail(FTI_E_IO, "L4 rank %d: cannot rename %s to %s: %s", rank, rebuilt, local,
+                         fti_fs_strerror(errno));
+    unlink(rebuilt);
+    return e;
 }
 
 /* Outside a recovery (FTI_Recover after the local copy was removed), no
  * other rank waits on this one: the rebuilt file goes into place at once. */
 fti_err fti_l4_restore_own(fti_ctx *ctx, const fti_commit *c)
 {
-    int rank = ctx->topo.app_rank;
-    fti_err e = c->io == 2 ? fti_l4_mpiio_restore_self(ctx, c) : l4_rebuild(ctx, c, 0);
-    if (e != FTI_E_OK)
-        return e;
-    char rebuilt[FTI_PATH_MAX], local[FTI_PATH_MAX];
-    fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
-    fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
-    if (rename(rebuilt, local) != 0) {
-        e = fti_fail(FTI_E_IO, "L4 rank %d: cannot rename %s to %s: %s", rank, rebuilt, local,
-                     fti_fs_strerror(errno));
-        unlink(rebuilt);
-    }
-    return e;
+    const fti_l4_store *st = fti_l4_store_of(c);
+    if (st->restore == NULL)
+        return fti_fail(FTI_E_UNSUPPORTED, "L4: checkpoint #%llu (%s) keeps no file of rank %d "
+                        "to restore", (unsigned long long)c->seq, st->kind->name,
+                        ctx->topo.app_rank);
+    fti_err e = st->restore(ctx, c);
+    return e == FTI_E_OK ? fti_l4_adopt_rebuilt(ctx, c) : e;
 }
 
-/* Global files only: archives are the user's and never removed here. */
+void fti_l4_unlink_warn(const char *path)
+{
+    if (unlink(path) != 0 && errno != ENOENT)
+        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
+}
+
+/* Global files of every store (a slot may hold another run's): archives
+ * are the user's and never removed here. */
 static void l4_remove(fti_ctx *ctx, int slot)
 {
-    char path[FTI_PATH_MAX];
     if (ctx->topo.is_head)
         return;
-    fti_path_global(&ctx->dirs, path, slot, ctx->topo.app_rank);
-    if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
-    fti_path_global_h5(&ctx->dirs, path, slot, ctx->topo.app_rank);
-    if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
-    if (ctx->topo.app_rank != 0)
-        return;
-    fti_path_global_shared(&ctx->dirs, path, slot);
-    if (unlink(path) != 0 && errno != ENOENT)
-        fti_log(FTI_LOG_WARN, "L4: cannot remove %s: %s", path, fti_fs_strerror(errno));
+    for (int k = 0; k < FTI_L4K_COUNT; k++) {
+        const fti_l4_store *st = fti_l4_store_by_id((fti_l4_kind_id)k);
+        if (st->remove != NULL)
+            st->remove(ctx, slot);
+    }
 }
 
 const fti_level_ops fti_l4_ops = {.level = 4, .name = "L4 global", .post = l4_post,
                                   .rebuild = l4_rebuild, .reprotect = NULL,
                                   .remove = l4_remove};
+
+/* ---- POSIX: one global file per rank (l4_pfs.c) ---------------------------- */
+
+/* Uncompressed, the file is written as it goes; compressed, from the image
+ * of the variables, which reads host memory (device variables need the
+ * capture pipeline). */
+static int posix_direct(fti_ctx *ctx, const fti_commit *c)
+{
+    return pfs_direct_allowed(ctx) && (c->codec == FTI_CODEC_NONE || fti_l4_image_possible(&ctx->reg));
+}
+
+static fti_err posix_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    return pfs_write(ctx, c, bytes, fti_l4_posix_write);
+}
+
+static fti_err posix_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
+{
+    return fti_l4_posix_post(ctx, c, ring->app_rank[ring->pos]);
+}
+
+/* Uncompressed, with no local copy kept: the global file is a checkpoint
+ * file as it is, read where it is. */
+static int posix_in_place(const fti_ctx *ctx, const fti_commit *c, char *path)
+{
+    if (c->codec != FTI_CODEC_NONE || ctx->cfg.l4_local_copy)
+        return 0;
+    fti_path_global(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    return 1;
+}
+
+static fti_err posix_restore(fti_ctx *ctx, const fti_commit *c)
+{
+    return fti_l4_posix_rebuild(ctx, c, ctx->topo.app_rank);
+}
+
+static fti_err posix_verify(fti_ctx *ctx, const fti_commit *c, int own_ok)
+{
+    char global[FTI_PATH_MAX];
+    if (!own_ok && posix_in_place(ctx, c, global)) /* read where it is: no copy */
+        return fti_l4_verify_for_restart(ctx, global, c, global, &ctx->rec.verified);
+    return own_ok ? FTI_E_OK : posix_restore(ctx, c);
+}
+
+static void posix_remove(fti_ctx *ctx, int slot)
+{
+    char path[FTI_PATH_MAX];
+    fti_path_global(&ctx->dirs, path, slot, ctx->topo.app_rank);
+    fti_l4_unlink_warn(path);
+}
+
+const fti_l4_store fti_l4_posix_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write,
+    .post = posix_post, .post_on_heads = 1, .verify = posix_verify, .restore = posix_restore,
+    .reads_in_place = posix_in_place, .remove = posix_remove, .stages = 1};
+
+/* A full L4 checkpoint while dCP is on (level 4, enable_dcp = 1): POSIX
+ * files, whose commit makes the dCP layers obsolete (so the commit stays on
+ * the application's path: no staging). */
+static void full_after_dcp(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)c;
+    fti_dcp_collect(ctx);
+}
+
+const fti_l4_store fti_l4_posix_dcp_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write,
+    .post = posix_post, .post_on_heads = 1, .verify = posix_verify, .restore = posix_restore,
+    .reads_in_place = posix_in_place, .committed = full_after_dcp, .remove = posix_remove,
+    .stages = 0};
+
+/* ---- MPI-IO: one shared file, a piece per rank (l4_mpiio.c) ----------------- */
+
+/* The shared file's pieces come from the image of the variables. */
+static int mpiio_direct(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)c;
+    return pfs_direct_allowed(ctx) && fti_l4_image_possible(&ctx->reg);
+}
+
+static fti_err mpiio_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    return pfs_write(ctx, c, bytes, fti_l4_mpiio_write);
+}
+
+static fti_err mpiio_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
+{
+    (void)ring; /* the shared file is written by the application ranks together */
+    if (ctx->topo.is_head)
+        return fti_fail(FTI_E_UNSUPPORTED, "L4: ckpt_io = 2 (MPI-IO) cannot be post-processed on a "
+                        "head rank; set inline_l4 = 1");
+    return fti_l4_mpiio_post(ctx, c);
+}
+
+static void mpiio_remove(fti_ctx *ctx, int slot)
+{
+    char path[FTI_PATH_MAX];
+    if (ctx->topo.app_rank != 0)
+        return;
+    fti_path_global_shared(&ctx->dirs, path, slot);
+    fti_l4_unlink_warn(path);
+}
+
+const fti_l4_store fti_l4_mpiio_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_MPIIO], .direct = mpiio_direct, .write = mpiio_write,
+    .post = mpiio_post, .post_on_heads = 0, .verify = fti_l4_mpiio_rebuild,
+    .restore = fti_l4_mpiio_restore_self, .remove = mpiio_remove, .stages = 1};

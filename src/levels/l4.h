@@ -1,7 +1,8 @@
 /*
- * l4.h - what the checkpoint and recovery paths ask of level 4 beyond the
- * level ops (levels.h): the single write straight to the global directory
- * when no local copy is kept, and the restore of a rank's own file.
+ * l4.h - what the recovery path asks of level 4 beyond the level ops
+ * (levels.h) and the store hooks (l4_store.h): whether a rank's file is read
+ * where it is, whether a local copy serves a restart, and the restore of a
+ * rank's own file.
  */
 #ifndef FTI_L4_H
 #define FTI_L4_H
@@ -10,21 +11,10 @@
 
 #include "context.h"
 
-/* 1 when checkpoint c (level 4) is written straight to the global
- * directory, with no local file: l4_local_copy = 0, ckpt_io 1 or 2, the
- * flush inline (no head or helper thread post-processes it), and for
- * MPI-IO or compression every variable in host memory. */
-int fti_l4_writes_direct(fti_ctx *ctx, const fti_commit *c);
-
-/* Writes this rank's part of checkpoint c to the global directory
- * (collective over the application ranks for ckpt_io = 2). *bytes: the
- * size of the rank's checkpoint file. On success ctx->rec.l4_written holds
- * its header until the commit hands it to fti_recover_track. */
-fti_err fti_l4_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes);
-
-/* 1 when this rank's file of L4 checkpoint c is read straight from its
- * global copy, never copied back to local storage: POSIX, uncompressed, no
- * local copy kept (l4_local_copy = 0). `path` gets the global file. */
+/* 1 when this rank's file of checkpoint c is read straight from its global
+ * copy, never copied back to local storage (the store's reads_in_place:
+ * POSIX, uncompressed, no local copy kept). `path` gets the global file.
+ * 0 below level 4. */
 int fti_l4_reads_global(const fti_ctx *ctx, const fti_commit *c, char *path);
 
 /* 1 when a restart may restore L4 checkpoint c from its local copy. Not

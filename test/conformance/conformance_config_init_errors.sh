@@ -17,10 +17,10 @@ crash_output() {
   grep -qE "MPI_Abort|MPI_ABORT was invoked|Fatal error in|MPI_Comm_free|BAD TERMINATION|KILLED BY SIGNAL|[Ss]egmentation fault|Aborted( \(core dumped\))?$" "$@"
 }
 
-# The check catches a real MPI_Abort (ckpt_prog aborts when FTI_Init fails)
+# The check catches a real MPI_Abort (many_prog aborts when FTI_Init fails)
 # and lets hwloc's message pass.
-"$MPIEXEC" -n 2 -bind-to none "$PROGS/test_prog_ckpt_prog" "$T/nope.fti" write > "$T/out" 2> "$T/err" \
-  && { show; fail "control: ckpt_prog did not abort"; }
+"$MPIEXEC" -n 2 -bind-to none "$PROGS/test_prog_many_prog" "$T/nope.fti" write 1 1 > "$T/out" 2> "$T/err" \
+  && { show; fail "control: many_prog did not abort"; }
 crash_output "$T/out" "$T/err" || { show; fail "control: a real MPI_Abort is not recognised"; }
 printf 'hwloc/linux: failed to find sysfs cpu topology directory, aborting linux discovery.\n' > "$T/hwloc"
 crash_output "$T/hwloc" && fail "control: hwloc's 'aborting linux discovery' taken for a crash"

@@ -14,16 +14,8 @@ run() { "$MPIEXEC" -n 2 -bind-to none "$P" "$T/c.fti" "$@"; }
 # start_holder: job A in the background, until $T/stop exists; sets A_PID
 # (mpiexec's) and A_RANK0 (the pid of its rank 0, the lock holder).
 start_holder() {
-  rm -f "$T/ready" "$T/stop"
-  run hold "$T/ready" "$T/stop" > "$T/a.out" 2> "$T/a.err" &
-  A_PID=$!
-  for _ in $(seq 1200); do
-    [ -s "$T/ready" ] && break
-    kill -0 "$A_PID" 2> /dev/null || break
-    sleep 0.1
-  done
-  [ -s "$T/ready" ] || { cat "$T/a.out" "$T/a.err"; fail "job A did not start"; }
-  A_RANK0=$(cat "$T/ready")
+  start_lock_holder "$T/a.out" "$T/c.fti"
+  A_PID=$HOLDER_PID A_RANK0=$HOLDER_RANK0
 }
 
 snapshot() { (cd "$T" && find local global meta -type f ! -name lock -exec sha1sum {} + | sort); }
@@ -40,7 +32,7 @@ grep -q "pid=$A_RANK0" "$LOCK" || fail "job B changed the lock file"
 pass "a second job on the same checkpoint set is refused, naming the first"
 
 touch "$T/stop"
-wait "$A_PID" || { cat "$T/a.out" "$T/a.err"; fail "job A failed"; }
+wait "$A_PID" || { cat "$T/a.out"; fail "job A failed"; }
 [ ! -e "$LOCK" ] || fail "job A's end left the lock file"
 run init > "$T/c.out" 2> "$T/c.err" || { cat "$T/c.out" "$T/c.err"; fail "job after A"; }
 pass "the lock is gone with the job"

@@ -108,16 +108,8 @@ reset
 L="$PROGS/test_prog_lock_prog"
 write_config "$T/la.fti" node_size=2 group_size=1 meta_dir="$T/meta-a" restart.exec_id=shared
 write_config "$T/lb.fti" node_size=2 group_size=1 meta_dir="$T/meta-b" restart.exec_id=shared
-rm -f "$T/ready" "$T/stop"
-"$MPIEXEC" -n 2 -bind-to none "$L" "$T/la.fti" hold "$T/ready" "$T/stop" > "$T/a.out" 2>&1 &
-A_PID=$!
-for _ in $(seq 1200); do
-  [ -s "$T/ready" ] && break
-  kill -0 "$A_PID" 2> /dev/null || break
-  sleep 0.1
-done
-[ -s "$T/ready" ] || { cat "$T/a.out"; fail "job A did not start"; }
-A_RANK0=$(cat "$T/ready")
+start_lock_holder "$T/a.out" "$T/la.fti"
+A_PID=$HOLDER_PID A_RANK0=$HOLDER_RANK0
 set +e; "$MPIEXEC" -n 2 -bind-to none "$L" "$T/lb.fti" init > "$T/b.out" 2>&1; rc=$?; set -e
 # C shares only ckpt_dir with A: the node folder's lock refuses it.
 write_config "$T/lc.fti" node_size=2 group_size=1 meta_dir="$T/meta-c" glbl_dir="$T/global-c" \

@@ -132,3 +132,19 @@ l1_newest_damaged() {
 zstd_or_zlib() {
   if [ "${FTI_HAVE_ZSTD:-ON}" = ON ]; then echo "zstd:$1"; else echo "zlib:$1"; fi
 }
+
+# start_lock_holder OUT CONFIG: lock_prog holds CONFIG's checkpoint set in the
+# background (2 ranks, output to OUT) until $T/stop exists; sets HOLDER_PID
+# (mpiexec's) and HOLDER_RANK0 (the pid of its rank 0, the lock holder).
+start_lock_holder() {
+  rm -f "$T/ready" "$T/stop"
+  "$MPIEXEC" -n 2 -bind-to none "$PROGS/test_prog_lock_prog" "$2" hold "$T/ready" "$T/stop" > "$1" 2>&1 &
+  HOLDER_PID=$!
+  for _ in $(seq 1200); do
+    [ -s "$T/ready" ] && break
+    kill -0 "$HOLDER_PID" 2> /dev/null || break
+    sleep 0.1
+  done
+  [ -s "$T/ready" ] || { cat "$1"; fail "the lock-holding job did not start"; }
+  HOLDER_RANK0=$(cat "$T/ready")
+}
