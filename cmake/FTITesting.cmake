@@ -3,8 +3,18 @@
 # fti_add_unit_test(NAME SOURCES... [LIBS ...])  CMocka test, label "unit"
 # fti_add_script_test(NAME SCRIPT LABELS ... [TIMEOUT s] [ARGS ...] [ENV VAR=value ...])
 #   runs SCRIPT with bash; the environment gives it FTI_BUILD_DIR, FTI_SOURCE_DIR,
-#   MPIEXEC, a private scratch dir FTI_TEST_DIR (wiped before each run) and ENV.
+#   MPIEXEC, FTI_MPICC (the MPI compiler wrapper the build was configured with,
+#   for tests that build an application: never PATH's mpicc), a private
+#   scratch dir FTI_TEST_DIR (wiped before each run) and ENV.
 #   Exit status 77 is a skip (a privilege or hardware the machine lacks).
+
+# Target fti_tests_unit_l1_l4: what ctest -L '^(unit|l1|l2|l3|l4)$' runs (the
+# unit tests, the MPI test programs, fti-ckpt), so a build for those labels
+# alone (scripts/test.sh's Open MPI stages) skips the rest.
+if(FTI_BUILD_TESTS AND NOT TARGET fti_tests_unit_l1_l4)
+  add_custom_target(fti_tests_unit_l1_l4)
+  add_dependencies(fti_tests_unit_l1_l4 fti-ckpt)
+endif()
 
 # Every test's scratch dir lives under testdirs/, which must exist before the
 # first test runs (unit tests create only their own directory).
@@ -30,6 +40,7 @@ function(fti_add_unit_test name)
   target_link_libraries(${name} PRIVATE fti_internal ${CMOCKA_LIBRARIES} ${T_LIBS})
   target_include_directories(${name} PRIVATE ${CMOCKA_INCLUDE_DIRS})
   add_test(NAME ${name} COMMAND ${name})
+  add_dependencies(fti_tests_unit_l1_l4 ${name})
   set_tests_properties(${name} PROPERTIES LABELS "unit" TIMEOUT 120
     ENVIRONMENT "FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name}")
 endfunction()
@@ -42,5 +53,5 @@ function(fti_add_script_test name script)
   add_test(NAME ${name} COMMAND bash ${script} ${T_ARGS})
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     SKIP_RETURN_CODE 77
-    ENVIRONMENT "FTI_BUILD_DIR=${CMAKE_BINARY_DIR};FTI_SOURCE_DIR=${CMAKE_SOURCE_DIR};FTI_HAVE_ZSTD=${FTI_HAVE_ZSTD};${FTI_TEST_MPIEXEC_ENV};FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name};${T_ENV}")
+    ENVIRONMENT "FTI_BUILD_DIR=${CMAKE_BINARY_DIR};FTI_SOURCE_DIR=${CMAKE_SOURCE_DIR};FTI_HAVE_ZSTD=${FTI_HAVE_ZSTD};FTI_MPICC=${MPI_C_COMPILER};${FTI_TEST_MPIEXEC_ENV};FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name};${T_ENV}")
 endfunction()

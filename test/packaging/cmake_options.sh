@@ -8,7 +8,9 @@ rm -rf "$T" && mkdir -p "$T"
 fail() { echo "FAIL: $*"; exit 1; }
 cache() { sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt"; }
 
-cmake -S "$FTI_SOURCE_DIR" -B "$T/a" -DENABLE_HDF5=OFF -DENABLE_TESTS=OFF -DENABLE_FORTRAN=OFF \
+# The build's MPI wrapper (FTI_MPICC), not PATH's mpicc, in both configures.
+mpi=(-DMPI_C_COMPILER="${FTI_MPICC:?run through ctest}")
+cmake -S "$FTI_SOURCE_DIR" -B "$T/a" "${mpi[@]}" -DENABLE_HDF5=OFF -DENABLE_TESTS=OFF -DENABLE_FORTRAN=OFF \
   -DENABLE_GPU=OFF -DENABLE_EXAMPLES=OFF -DENABLE_SIONLIB=ON > "$T/a.log" 2>&1 \
   || { cat "$T/a.log"; fail "configure with FTI 1.6 options"; }
 for kv in FTI_ENABLE_HDF5=OFF FTI_BUILD_TESTS=OFF FTI_ENABLE_FORTRAN=OFF FTI_ENABLE_CUDA=OFF \
@@ -27,7 +29,7 @@ cmake_minimum_required(VERSION 3.18)
 project(consumer C)
 add_subdirectory("$FTI_SOURCE_DIR" fti)
 EOC
-cmake -S "$T/top" -B "$T/b" -DFTI_ENABLE_FORTRAN=OFF -DFTI_ENABLE_HDF5=OFF > "$T/b.log" 2>&1 \
+cmake -S "$T/top" -B "$T/b" "${mpi[@]}" -DFTI_ENABLE_FORTRAN=OFF -DFTI_ENABLE_HDF5=OFF > "$T/b.log" 2>&1 \
   || { cat "$T/b.log"; fail "configure as a sub-project"; }
 [ "$(cache "$T/b" FTI_BUILD_TESTS)" = OFF ] || fail "sub-project: FTI_BUILD_TESTS is '$(cache "$T/b" FTI_BUILD_TESTS)'"
 grep -q "cmocka" "$T/b/CMakeCache.txt" && fail "sub-project looked for CMocka"

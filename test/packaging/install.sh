@@ -41,7 +41,9 @@ for f in share/fti/config-templates/all-levels.fti share/fti/config-templates/l1
 done
 grep -q "^## $version" "$P/share/doc/fti/CHANGELOG.md" || fail "CHANGELOG has no entry for $version"
 
-cmake -S "$P/share/fti/examples" -B "$T/examples" -DCMAKE_PREFIX_PATH="$P" > "$T/examples.log" 2>&1 &&
+# With the build's MPI wrapper: FindMPI alone takes PATH's mpicc, maybe another MPI.
+cmake -S "$P/share/fti/examples" -B "$T/examples" -DCMAKE_PREFIX_PATH="$P" \
+  -DMPI_C_COMPILER="${FTI_MPICC:?run through ctest}" > "$T/examples.log" 2>&1 &&
   cmake --build "$T/examples" --target heatdis >> "$T/examples.log" 2>&1 ||
   { cat "$T/examples.log"; fail "the installed examples do not build against the installed package"; }
 [ -x "$T/examples/heatdis" ] && [ -f "$T/examples/heatdis.fti" ] || fail "installed heatdis example not built"
