@@ -9,8 +9,9 @@
 # TAG (empty or absent) defaults to v<version of include/fti.h>; OUTDIR to the current folder.
 # Writes OUTDIR/libfti-<version>.tar.gz (top folder libfti-<version>/) and
 # prints "sha256  path". With --mirror, OUTDIR is laid out as a Spack
-# mirror (OUTDIR/libfti/libfti-<version>.tar.gz), as packaging/spack/verify.sh
-# uses it.
+# source mirror, as `spack mirror create` does and packaging/spack/verify.sh
+# uses it: OUTDIR/_source-cache/archive/<sha256[:2]>/<sha256>.tar.gz, where
+# Spack looks, and the link OUTDIR/libfti/libfti-<version>.tar.gz to it.
 #
 # Why it is reproducible: git archive of a commit stamps every file with the
 # commit's time and the tar header with the commit id (never the clock), and
@@ -43,14 +44,20 @@ version=$(git -C "$here" show "$commit:include/fti.h" |
 [ "$tag" = "v$version" ] || fail "tag '$tag' points at $commit, whose include/fti.h says version $version"
 
 name="libfti-$version"
-if [ "$mirror" = 1 ]; then
-  outdir="$outdir/libfti"
-fi
 mkdir -p "$outdir"
-out="$outdir/$name.tar.gz"
-tmp="$out.tmp.$$"
+tmp="$outdir/.$name.tar.gz.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
 git -C "$here" archive --format=tar --prefix="$name/" "$commit" | gzip -n -9 > "$tmp"
-mv "$tmp" "$out"
+sum=$(sha256sum "$tmp" | cut -d' ' -f1)
+if [ "$mirror" = 1 ]; then
+  cas="_source-cache/archive/${sum:0:2}/$sum.tar.gz"
+  mkdir -p "$outdir/${cas%/*}" "$outdir/libfti"
+  mv "$tmp" "$outdir/$cas"
+  ln -sfn "../$cas" "$outdir/libfti/$name.tar.gz"
+  out="$outdir/libfti/$name.tar.gz"
+else
+  out="$outdir/$name.tar.gz"
+  mv "$tmp" "$out"
+fi
 trap - EXIT
-sha256sum "$out"
+echo "$sum  $out"
