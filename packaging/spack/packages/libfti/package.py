@@ -195,9 +195,11 @@ class Libfti(CMakePackage):
             launch = ["--oversubscribe"] + launch
         with test_part(self, "test_checkpoint_restart_write", purpose="checkpoint on 2 ranks"):
             out = mpiexec(*launch, "./smoke", "smoke.fti", "write", output=str, error=str)
+            print(out)
             if out.count("checkpointed 64 values") != 2:
                 raise RuntimeError("no checkpoint on both ranks:\n" + out)
         with test_part(self, "test_checkpoint_restart_check", purpose="restart, all values back"):
             out = mpiexec(*launch, "./smoke", "smoke.fti", "check", output=str, error=str)
+            print(out)
             if out.count("restored 64 of 64 values") != 2:
                 raise RuntimeError("the restart did not restore every value:\n" + out)
