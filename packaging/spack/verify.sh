@@ -31,8 +31,13 @@ step() { echo; echo "==> $*"; }
   fail "$SPACK_PYTHON cannot import clingo (python3 -m venv V && V/bin/pip install clingo; SPACK_PYTHON=V/bin/python)"
 [ -x "$SPACK_ROOT/bin/spack" ] || fail "no $SPACK_ROOT/bin/spack"
 
+# Emptied only when it is this script's (marker) or already empty.
+if [ -d "$W" ] && [ ! -e "$W/.libfti-spack-verify" ] && [ -n "$(ls -A "$W")" ]; then
+  fail "$W is not empty and not a verify.sh work folder: not emptied; name another WORKDIR"
+fi
 rm -rf "$W"
 mkdir -p "$W/user" "$W/system" "$W/cache" "$W/mirror"
+touch "$W/.libfti-spack-verify"
 export SPACK_USER_CONFIG_PATH="$W/user" SPACK_SYSTEM_CONFIG_PATH="$W/system" SPACK_USER_CACHE_PATH="$W/cache"
 unset SPACK_DISABLE_LOCAL_CONFIG
 spack() { "$SPACK_ROOT/bin/spack" "$@"; }
@@ -103,11 +108,25 @@ ext_lib hdf5 hdf5-mpich "+mpi" || have_hdf5=0
 printf '  zlib-ng:\n    buildable: false\n' >> "$W/user/packages.yaml"
 spack config get packages | sed 's/^/    /'
 
-# One Spack call concretizes them all (each call loads the repositories).
+# Each spec concretized on its own (`spack spec A B` would concretize them
+# together, as one environment), in one Spack process: each process loads
+# the repositories again. The output is `spack spec -I`'s, one per spec.
 specs=(libfti "libfti~isal~zstd~fortran")
 [ $have_hdf5 = 1 ] && specs+=("libfti~fortran+hdf5")
-step "spack spec -I ${specs[*]}"
-spack spec -I "${specs[@]}" | tee "$W/spec.txt"
+cat > "$W/spec.py" << 'EOF'
+import sys
+import spack.spec
+
+for text in sys.argv[1:]:
+    spec = spack.spec.Spec(text)
+    print("Input spec\n--------------------------------")
+    print(spec.tree(color=False, format=spack.spec.DISPLAY_FORMAT))
+    print("Concretized\n--------------------------------")
+    concrete = spec.concretized()
+    print(concrete.tree(color=False, format=spack.spec.DISPLAY_FORMAT, status_fn=spack.spec.Spec.install_status))
+EOF
+step "spack spec -I, each of: ${specs[*]}"
+spack python "$W/spec.py" "${specs[@]}" | tee "$W/spec.txt"
 # $W/spec-<k>.txt: the concretized tree of the k-th spec.
 awk -v d="$W" '/^Input spec/ { cur = 0; next } /^Concretized/ { cur = ++n; next }
   /^-+$/ || /^ *$/ || /^==>/ { next } cur { print > (d "/spec-" cur ".txt") }' "$W/spec.txt"
