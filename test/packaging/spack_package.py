@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """Checks packaging/spack/packages/libfti/package.py without Spack: it parses,
 declares the variants cuda, fortran, hdf5, xrt, depends on what the build
-needs, and maps each variant onto a CMake option the project defines."""
+needs, and maps each variant onto a CMake option the project defines; the
+repository has a repo.yaml with a namespace (`spack repo add` needs it); the
+version of include/fti.h is a release with a sha256, and when the git tag
+v<version> is at hand, packaging/make-release-tarball.sh makes a tarball of
+exactly that checksum. packaging/spack/verify.sh checks it all with Spack."""
 import ast
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 SRC = os.environ.get("FTI_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")
 PKG = os.path.join(SRC, "packaging", "spack", "packages", "libfti", "package.py")
@@ -58,8 +64,50 @@ def main():
             print("note: %s is not defined by CMakeLists.txt yet" % o)
             continue
         fail("package.py passes %s, which CMakeLists.txt does not define" % o)
+    check_repo_and_release(tree)
     print("PASS: package.py parses; variants %s; %d dependencies; options %s"
           % (sorted(variants), len(deps), sorted(options)))
+
+
+def check_repo_and_release(tree):
+    repo_yaml = os.path.join(SRC, "packaging", "spack", "repo.yaml")
+    if not os.path.isfile(repo_yaml):
+        fail("no %s: `spack repo add packaging/spack` fails with 'No repo.yaml found'" % repo_yaml)
+    with open(repo_yaml) as f:
+        if not re.search(r"^repo:\s*\n\s+namespace:\s*[A-Za-z_][A-Za-z0-9_]*\s*$", f.read(), re.M):
+            fail("%s declares no repo: namespace:" % repo_yaml)
+    with open(os.path.join(SRC, "include", "fti.h")) as f:
+        parts = dict(re.findall(r"^#define FTI_VERSION_(MAJOR|MINOR|PATCH) ([0-9]+)$", f.read(), re.M))
+    version = "%s.%s.%s" % (parts["MAJOR"], parts["MINOR"], parts["PATCH"])
+    sums = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "version" and node.args:
+            for k in node.keywords:
+                if k.arg == "sha256" and isinstance(k.value, ast.Constant):
+                    sums[node.args[0].value] = k.value.value
+    if version not in sums:
+        fail("package.py has no version(%r, sha256=...): fti.h's version is no release of it "
+             "(has %s)" % (version, sorted(sums)))
+    if not re.fullmatch(r"[0-9a-f]{64}", sums[version]):
+        fail("version %s: sha256 %r is not 64 hex digits" % (version, sums[version]))
+    tag = "v" + version
+    try:
+        subprocess.run(["git", "-C", SRC, "rev-parse", "-q", "--verify", "refs/tags/" + tag],
+                       check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        print("note: no git tag %s here (a clone without tags): its tarball's checksum not compared"
+              % tag)
+        return
+    with tempfile.TemporaryDirectory() as out:
+        script = os.path.join(SRC, "packaging", "make-release-tarball.sh")
+        res = subprocess.run([script, tag, out], capture_output=True, text=True)
+        if res.returncode != 0:
+            fail("%s %s: %s" % (script, tag, res.stderr.strip()))
+        made = res.stdout.split()[0]
+    if made != sums[version]:
+        fail("the tarball of tag %s has sha256 %s, package.py says %s" % (tag, made, sums[version]))
+    print("ok: repo.yaml has a namespace; %s's sha256 %s is the tarball of tag %s"
+          % (version, made, tag))
 
 
 if __name__ == "__main__":
