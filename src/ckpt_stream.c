@@ -42,13 +42,22 @@ static size_t take_header(fti_file_stream *s, const unsigned char *buf, size_t n
     return take;
 }
 
+void fti_file_stream_watch(fti_file_stream *s, const fti_file_stream_vars *w)
+{
+    s->watch = w;
+}
+
 /* Variable s->var is complete: its checksum must match. */
 static void close_var(fti_file_stream *s)
 {
     const fti_file_entry *v = &s->hdr.vars[s->var];
-    if (fti_hash_final(&s->hash) != v->checksum)
-        s->err = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch "
-                          "(corrupt data)", s->path, v->id);
+    int ok = fti_hash_final(&s->hash) == v->checksum;
+    if (s->watch != NULL && s->watch->done != NULL)
+        s->watch->done(s->watch->arg, s->var, ok);
+    fti_err *slot = s->watch != NULL ? &s->mismatch : &s->err;
+    if (!ok && *slot == FTI_E_OK)
+        *slot = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch "
+                         "(corrupt data)", s->path, v->id);
     fti_hash_free(&s->hash);
     if (s->err == FTI_E_OK && fti_hash_init(&s->hash) != 0)
         s->err = fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", s->path);
@@ -72,6 +81,8 @@ static void hash_data(fti_file_stream *s, const unsigned char *buf, size_t n)
         uint64_t from = v->offset > s->pos ? v->offset : s->pos, to = vend < end ? vend : end;
         if (to > from)
             fti_hash_update(&s->hash, buf + (from - s->pos), (size_t)(to - from));
+        if (to > from && s->watch != NULL && s->watch->data != NULL)
+            s->watch->data(s->watch->arg, v, buf + (from - s->pos), (size_t)(to - from));
         if (to < vend)
             break;
         close_var(s);
@@ -90,18 +101,25 @@ void fti_file_stream_feed(fti_file_stream *s, const void *buf, size_t n)
     s->pos += n;
 }
 
-fti_err fti_file_stream_finish(fti_file_stream *s, fti_file_header *hdr)
+fti_err fti_file_stream_verdict(fti_file_stream *s)
 {
     if (s->err == FTI_E_OK && s->hdr.vars == NULL)
         s->err = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: truncated header (%llu bytes)",
                           s->path, (unsigned long long)s->pos);
     if (s->err == FTI_E_OK)
         hash_data(s, NULL, 0); /* closes the empty variables at the end */
+    if (s->err == FTI_E_OK)
+        s->err = s->mismatch;
     if (s->err == FTI_E_OK && (s->var < s->hdr.nvars || s->pos != s->hdr.file_size))
         s->err = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: %llu bytes, header says %llu "
                           "(truncated or extended)", s->path, (unsigned long long)s->pos,
                           (unsigned long long)s->hdr.file_size);
-    fti_err e = s->err;
+    return s->err;
+}
+
+fti_err fti_file_stream_finish(fti_file_stream *s, fti_file_header *hdr)
+{
+    fti_err e = fti_file_stream_verdict(s);
     if (e == FTI_E_OK && hdr != NULL) {
         *hdr = s->hdr;
         s->hdr.vars = NULL;

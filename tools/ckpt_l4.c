@@ -11,9 +11,11 @@
  *              an unnamed temporary file outside checkpoint storage.
  * Whatever the layout, the original bytes of the rank's file are streamed
  * (copied, or decoded with the library's own decoder, which checks every
- * chunk) into a sink that parses the checkpoint header and checks every
- * variable's checksum on the way, and can write one variable out (extract).
- * This file is the only place in the tool that knows these layouts.
+ * chunk) into the library's file check (ckpt_stream.h), which parses the
+ * checkpoint header and checks every variable's checksum on the way; this
+ * file watches the variables for their verdicts and can write one out
+ * (extract). The layouts are the library's (l4_shared.h, l4_codec.h,
+ * dcp_file.h): this file only picks the reader of each store.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,24 +28,17 @@
 
 #include "ckpt_tool.h"
 #include "fio.h"
-#include "integrity.h"
 #include "levels/dcp_file.h"
 #ifdef FTI_HAVE_HDF5
 #include "hdf5/h5_file.h"
 #endif
 #include "levels/l4_codec.h"
 #include "levels/l4_kind.h"
-#include "le_field.h"
+#include "levels/l4_shared.h"
 #include "log.h"
 #include "safe_fs.h"
 
-/* The shared file's header and index (src/levels/l4_mpiio.c). */
-#define SH_MAGIC "FTIL4SH\0"
-#define SH_VERSION 1
-#define SH_HEADER 64
-#define SH_ENTRY 32
 #define COPY_CHUNK ((size_t)4 << 20)
-#define HEAD_MAX ((uint64_t)64 << 20) /* a bigger checkpoint header is not believed */
 
 /* Where a rank's stored bytes are: a file, an offset in it, a length. */
 typedef struct piece {
@@ -81,47 +76,28 @@ static int open_piece(piece *p, ckpt_file *f)
     return 0;
 }
 
-static int check_shared_header(const unsigned char *h, const fti_commit *c, piece *p, ckpt_file *f)
+static int piece_read(void *arg, void *buf, size_t n, uint64_t off)
 {
-    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_le_get64(h + 56) != fti_hash_buffer(h, 56)) {
-        set_state(f, CK_BAD, "shared global file %s: header corrupt", p->path);
-        return -1;
-    }
-    if (fti_le_get32(h + 8) != SH_VERSION || fti_le_get32(h + 12) != (uint32_t)c->nranks ||
-        fti_le_get64(h + 16) != c->seq) {
-        set_state(f, CK_BAD, "shared global file %s holds checkpoint #%llu of %u ranks (version "
-                  "%u), expected #%llu of %d", p->path, (unsigned long long)fti_le_get64(h + 16),
-                  fti_le_get32(h + 12), fti_le_get32(h + 8), (unsigned long long)c->seq, c->nranks);
-        return -1;
-    }
-    return 0;
+    const piece *p = arg;
+    return fti_pread_full(p->fd, buf, n, (off_t)(p->base + off));
 }
 
 /* ckpt_io = 2: the rank's piece of the shared file, from its index entry. */
 static int find_shared_piece(const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
-    unsigned char h[SH_HEADER], e[SH_ENTRY];
-    uint64_t size = p->len, at = SH_HEADER + (uint64_t)rank * SH_ENTRY;
-    if (size < at + SH_ENTRY || fti_pread_full(p->fd, h, sizeof h, 0) != 0 ||
-        fti_pread_full(p->fd, e, sizeof e, (off_t)at) != 0) {
-        set_state(f, CK_BAD, "shared global file %s is truncated (%llu bytes, no index entry for "
-                  "rank %d)", p->path, (unsigned long long)size, rank);
+    fti_l4_io src = {piece_read, NULL, p};
+    uint64_t base = 0, len = 0;
+    fti_clear_error();
+    fti_log_quiet(1);
+    fti_err e = fti_l4sh_find_piece(&src, p->len, c->nranks, c->seq, rank, NULL, p->path, &base,
+                                    &len);
+    fti_log_quiet(0);
+    if (e != FTI_E_OK) {
+        set_state(f, CK_BAD, "%s", fti_last_error());
         return -1;
     }
-    if (check_shared_header(h, c, p, f) != 0)
-        return -1;
-    if (fti_le_get64(e + 24) != fti_hash_buffer(e, 24) || fti_le_get32(e + 16) != (uint32_t)rank) {
-        set_state(f, CK_BAD, "shared global file %s: index entry of rank %d corrupt", p->path, rank);
-        return -1;
-    }
-    p->base = fti_le_get64(e);
-    p->len = fti_le_get64(e + 8);
-    if (p->base > size || p->len > size - p->base) {
-        set_state(f, CK_BAD, "shared global file %s is truncated: the piece of rank %d ends at byte "
-                  "%llu, the file has %llu", p->path, rank, (unsigned long long)(p->base + p->len),
-                  (unsigned long long)size);
-        return -1;
-    }
+    p->base = base;
+    p->len = len;
     return 0;
 }
 
@@ -240,99 +216,52 @@ static const struct reader *reader_of(const fti_commit *c, ckpt_file *f)
 
 /* ---- the sink: the rank's original bytes, in order -------------------------- */
 
+/* The library's file check (ckpt_stream.h) fed with the bytes in order;
+ * the variables it watches give their verdicts and the extracted bytes. */
 typedef struct sink {
-    const fti_commit *c;
-    int rank;
-    const char *exec_id;
+    fti_file_stream fs;
+    fti_file_stream_vars watch;
+    fti_expect x;                /* what the header must say */
     const char *name;
-    unsigned char *head;         /* the checkpoint header, captured */
-    uint64_t head_len, head_want;
-    fti_file_header hdr;
-    int have_hdr;
-    uint32_t cur;                /* the variable being hashed */
-    fti_hash h;
-    int *var_ok;
+    int checked;                 /* the header was held to x */
+    int *var_ok;                 /* per entry of the header */
     ckpt_l4_out *out;            /* extract: variable out->var_id to out->fd */
     int out_errno;
     uint64_t pos;
-    char err[FTI_PATH_MAX + 256];
+    char err[FTI_PATH_MAX + 256]; /* the first error of the check (the copy's comes after) */
 } sink;
 
-static void parse_header(sink *s)
+static void var_data(void *arg, const fti_file_entry *v, const void *buf, size_t n)
 {
-    fti_clear_error();
-    fti_log_quiet(1);
-    fti_err e = fti_file_header_decode(s->head, (size_t)s->head_len, s->name, &s->hdr);
-    fti_log_quiet(0);
-    if (e != FTI_E_OK) {
-        snprintf(s->err, sizeof s->err, "%s", fti_last_error());
-        return;
-    }
-    s->have_hdr = 1;
-    fti_expect x;
-    fti_expect_data(&x, s->c, s->rank, s->exec_id, "L4 global copy");
-    fti_log_quiet(1);
-    if (fti_expect_header(&x, &s->hdr, s->name) != FTI_E_OK)
-        snprintf(s->err, sizeof s->err, "%s", fti_last_error());
-    fti_log_quiet(0);
-    s->var_ok = calloc(s->hdr.nvars ? s->hdr.nvars : 1, sizeof *s->var_ok);
-    if (s->var_ok == NULL || fti_hash_init(&s->h) != 0)
+    sink *s = arg;
+    if (s->out != NULL && s->out->fd >= 0 && v->id == s->out->var_id && !s->out_errno &&
+        ckpt_write_all(s->out->fd, buf, n) != 0)
+        s->out_errno = errno;
+}
+
+/* The verdicts, one per entry of the decoded header (0 until given). */
+static int *var_verdicts(sink *s)
+{
+    if (s->var_ok == NULL)
+        s->var_ok = calloc(s->fs.hdr.nvars ? s->fs.hdr.nvars : 1, sizeof *s->var_ok);
+    return s->var_ok;
+}
+
+static void var_done(void *arg, uint32_t index, int ok)
+{
+    sink *s = arg;
+    if (var_verdicts(s) != NULL)
+        s->var_ok[index] = ok;
+}
+
+/* Once decoded, the header must be the rank's (fti_expect_header). */
+static void check_header(sink *s)
+{
+    s->checked = 1;
+    if (var_verdicts(s) == NULL)
         snprintf(s->err, sizeof s->err, "out of memory");
-}
-
-/* The fixed part tells the size of the whole header; then it is parsed. */
-static void header_step(sink *s)
-{
-    if (s->head_want > FTI_FILE_FIXED_HEADER) {
-        parse_header(s);
-        return;
-    }
-    uint64_t want = fti_file_header_size(fti_le_get32(s->head + 40));
-    unsigned char *bigger = want <= HEAD_MAX ? realloc(s->head, (size_t)want) : NULL;
-    if (bigger == NULL) {
-        snprintf(s->err, sizeof s->err, "%s: corrupt header (variable table)", s->name);
-        return;
-    }
-    s->head = bigger;
-    s->head_want = want;
-}
-
-static void take_header(sink *s, const unsigned char *buf, size_t n, uint64_t off)
-{
-    while (!s->have_hdr && s->err[0] == '\0' && s->head_len >= off && s->head_len < off + n) {
-        uint64_t k = off + n - s->head_len;
-        if (k > s->head_want - s->head_len)
-            k = s->head_want - s->head_len;
-        memcpy(s->head + s->head_len, buf + (s->head_len - off), (size_t)k);
-        s->head_len += k;
-        if (s->head_len == s->head_want)
-            header_step(s);
-    }
-}
-
-/* Hashes (and maybe writes out) the variables' bytes in [off, off + n). */
-static void feed_vars(sink *s, const unsigned char *buf, size_t n, uint64_t off)
-{
-    uint64_t end = off + n;
-    while (s->cur < s->hdr.nvars) {
-        const fti_file_entry *e = &s->hdr.vars[s->cur];
-        uint64_t lo = e->offset > off ? e->offset : off;
-        uint64_t hi = e->offset + e->nbytes < end ? e->offset + e->nbytes : end;
-        if (e->offset > end || (e->offset == end && e->nbytes > 0))
-            return; /* starts in a later block */
-        if (lo < hi) {
-            fti_hash_update(&s->h, buf + (lo - off), (size_t)(hi - lo));
-            if (s->out != NULL && s->out->fd >= 0 && e->id == s->out->var_id && !s->out_errno &&
-                ckpt_write_all(s->out->fd, buf + (lo - off), (size_t)(hi - lo)) != 0)
-                s->out_errno = errno;
-        }
-        if (e->offset + e->nbytes > end)
-            return; /* continues in the next block */
-        s->var_ok[s->cur++] = fti_hash_final(&s->h) == e->checksum;
-        fti_hash_free(&s->h);
-        if (fti_hash_init(&s->h) != 0)
-            snprintf(s->err, sizeof s->err, "out of memory");
-    }
+    else if (fti_expect_header(&s->x, &s->fs.hdr, s->name) != FTI_E_OK)
+        snprintf(s->err, sizeof s->err, "%s", fti_last_error());
 }
 
 static int sink_write(void *arg, const void *buf, size_t n, uint64_t off)
@@ -341,20 +270,16 @@ static int sink_write(void *arg, const void *buf, size_t n, uint64_t off)
     if (off != s->pos)
         snprintf(s->err, sizeof s->err, "%s: bytes out of order", s->name);
     if (s->err[0] == '\0')
-        take_header(s, buf, n, off);
-    if (s->err[0] == '\0' && s->have_hdr)
-        feed_vars(s, buf, n, off);
+        fti_file_stream_feed(&s->fs, buf, n);
+    if (s->err[0] == '\0' && s->fs.err != FTI_E_OK)
+        snprintf(s->err, sizeof s->err, "%s", fti_last_error());
+    if (s->err[0] == '\0' && !s->checked && s->fs.hdr.vars != NULL)
+        check_header(s);
     s->pos += n;
     if (s->err[0] == '\0')
         return 0;
     errno = EIO;
     return -1;
-}
-
-static int piece_read(void *arg, void *buf, size_t n, uint64_t off)
-{
-    const piece *p = arg;
-    return fti_pread_full(p->fd, buf, n, (off_t)(p->base + off));
 }
 
 static int no_read(void *arg, void *buf, size_t n, uint64_t off)
@@ -372,34 +297,17 @@ static void stream(const fti_commit *c, piece *p, sink *s, ckpt_file *f)
     fti_l4_io src = {piece_read, NULL, p}, dst = {no_read, sink_write, s};
     fti_l4_names nm = {"L4 global copy", s->name, "(verification)"};
     uint64_t size = 0;
-    fti_clear_error();
-    fti_log_quiet(1);
     fti_err e = c->codec == FTI_CODEC_NONE ? fti_l4_copy(&src, p->len, &dst, COPY_CHUNK, &nm)
                                            : fti_l4_decode(&src, p->len, &dst, &nm, &size);
-    fti_log_quiet(0);
     if (s->err[0] != '\0')
         set_state(f, CK_BAD, "%s", s->err);
     else if (e != FTI_E_OK)
         set_state(f, e == FTI_E_UNSUPPORTED ? CK_NO_CODEC : CK_BAD, "%s", fti_last_error());
-}
-
-static void verdict(sink *s, ckpt_file *f)
-{
-    if (f->st != CK_OK)
-        return;
-    if (!s->have_hdr || s->pos != s->hdr.file_size || s->cur != s->hdr.nvars) {
-        set_state(f, CK_BAD, "%s: %llu bytes, its header says %llu (truncated)", s->name,
-                  (unsigned long long)s->pos, (unsigned long long)(s->have_hdr ? s->hdr.file_size : 0));
-        return;
-    }
-    for (uint32_t i = 0; i < s->hdr.nvars; i++)
-        if (!s->var_ok[i]) {
-            set_state(f, CK_BAD, "%s: variable %d: data checksum mismatch (corrupt data)", s->name,
-                      s->hdr.vars[i].id);
-            return;
-        }
-    if (s->out_errno)
-        set_state(f, CK_BAD, "writing variable %d out: %s", s->out->var_id, fti_fs_strerror(s->out_errno));
+    else if (fti_file_stream_verdict(&s->fs) != FTI_E_OK)
+        set_state(f, CK_BAD, "%s", fti_last_error());
+    else if (s->out_errno)
+        set_state(f, CK_BAD, "writing variable %d out: %s", s->out->var_id,
+                  fti_fs_strerror(s->out_errno));
 }
 
 /* Hands the header and the per-variable results to the caller, or frees them. */
@@ -407,17 +315,45 @@ static void finish(sink *s, ckpt_l4_out *out)
 {
     if (out != NULL)
         out->out_errno = s->out_errno;
-    if (out != NULL && s->have_hdr && s->var_ok != NULL) {
-        out->hdr = s->hdr;
+    if (out != NULL && s->checked && s->var_ok != NULL) {
+        out->hdr = s->fs.hdr;
+        s->fs.hdr.vars = NULL;
         out->var_ok = s->var_ok;
         out->have_hdr = 1;
     } else {
-        if (s->have_hdr)
-            fti_file_header_free(&s->hdr);
         free(s->var_ok);
     }
-    fti_hash_free(&s->h);
-    free(s->head);
+    fti_file_stream_free(&s->fs);
+}
+
+/* Streams the rank's bytes found by rd (in p) through the library's check. */
+static void check_piece(const ckpt_tool *t, const fti_commit *c, int rank, const struct reader *rd,
+                        piece *p, ckpt_file *f, ckpt_l4_out *out)
+{
+    char name[FTI_PATH_MAX + 64];
+    if (rd->what == NULL)
+        snprintf(name, sizeof name, "%s", p->path);
+    else if (rd->what_rank)
+        snprintf(name, sizeof name, "%s (%s %d)", p->path, rd->what, rank);
+    else
+        snprintf(name, sizeof name, "%s (%s)", p->path, rd->what);
+    sink s;
+    memset(&s, 0, sizeof s);
+    s.name = name;
+    s.out = out;
+    s.watch = (fti_file_stream_vars){var_data, var_done, &s};
+    fti_expect_data(&s.x, c, rank, t->dirs.exec_id, "L4 global copy");
+    f->st = CK_OK;
+    fti_clear_error();
+    fti_log_quiet(1);
+    if (fti_file_stream_init(&s.fs, name) != FTI_E_OK)
+        set_state(f, CK_BAD, "%s", fti_last_error());
+    else {
+        fti_file_stream_watch(&s.fs, &s.watch);
+        stream(c, p, &s, f);
+    }
+    fti_log_quiet(0);
+    finish(&s, out);
 }
 
 void ckpt_l4_check(const ckpt_tool *t, const fti_commit *c, int rank, ckpt_file *f, ckpt_l4_out *out)
@@ -429,28 +365,10 @@ void ckpt_l4_check(const ckpt_tool *t, const fti_commit *c, int rank, ckpt_file 
         out->have_hdr = 0;
     const struct reader *rd = reader_of(c, f);
     p.fd = -1;
-    if (rd == NULL || rd->locate(t, c, rank, &p, f) != 0) {
-        if (p.fd >= 0)
-            close(p.fd);
-        return;
-    }
-    char name[FTI_PATH_MAX + 64];
-    if (rd->what == NULL)
-        snprintf(name, sizeof name, "%s", p.path);
-    else if (rd->what_rank)
-        snprintf(name, sizeof name, "%s (%s %d)", p.path, rd->what, rank);
-    else
-        snprintf(name, sizeof name, "%s (%s)", p.path, rd->what);
-    sink s = {.c = c, .rank = rank, .exec_id = t->dirs.exec_id, .name = name, .head = malloc(FTI_FILE_FIXED_HEADER),
-              .head_want = FTI_FILE_FIXED_HEADER, .out = out};
-    f->st = CK_OK;
-    if (s.head == NULL)
-        set_state(f, CK_BAD, "out of memory");
-    else
-        stream(c, &p, &s, f);
-    verdict(&s, f);
-    finish(&s, out);
-    close(p.fd);
+    if (rd != NULL && rd->locate(t, c, rank, &p, f) == 0)
+        check_piece(t, c, rank, rd, &p, f, out);
+    if (p.fd >= 0)
+        close(p.fd);
 }
 
 void ckpt_l4_out_free(ckpt_l4_out *out)

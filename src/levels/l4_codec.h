@@ -20,13 +20,6 @@
 #define FTI_L4Z_CHUNK ((size_t)4 << 20)
 #define FTI_L4Z_MAX_CHUNK ((size_t)256 << 20) /* decoder's bound: never trust a huge size */
 
-/* The shared file of ckpt_io = 2 (layout in l4_mpiio.c and docs/L4.md). */
-#define FTI_L4SH_MAGIC "FTIL4SH\0"
-#define FTI_L4SH_VERSION 1
-#define FTI_L4SH_HEADER 64
-#define FTI_L4SH_ENTRY 32
-#define FTI_L4SH_ALIGN 4096
-
 /* Random-access byte source or sink. Both return 0, or -1 with errno set. */
 typedef struct fti_l4_io {
     int (*read)(void *arg, void *buf, size_t n, uint64_t off);

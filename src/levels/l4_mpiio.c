@@ -1,13 +1,7 @@
 /*
  * l4_mpiio.c - level 4 with ckpt_io = 2: all ranks write one shared global
- * file with collective MPI-IO. Layout (little-endian):
- *   header (64 B): magic "FTIL4SH\0", version u32, nranks u32, seq u64,
- *                  codec u32, 0 u32, data offset u64, 0 u64, 0 u64,
- *                  XXH3-64 of bytes 0-55
- *   index (32 B per rank): offset u64, length u64, rank u32, 0 u32,
- *                  XXH3-64 of the entry's first 24 bytes
- *   pieces: rank r's bytes (its local file, as is or compressed) at a
- *           4 KiB-aligned offset from an exclusive scan of the sizes.
+ * file with collective MPI-IO, in the layout of l4_shared.h: each rank's
+ * piece at an offset from an exclusive scan of the aligned sizes.
  * The file is written under a temporary name and renamed by rank 0 once
  * every rank succeeded. A piece comes from the rank's local file, or with
  * no local copy kept straight from its protected variables (l4_image.h).
@@ -23,30 +17,13 @@
 #include "collective.h"
 #include "fault.h"
 #include "fio.h"
-#include "integrity.h"
 #include "l4_pfs.h"
+#include "l4_shared.h"
 #include "levels.h"
-#include "le_field.h"
 #include "log.h"
 #include "safe_fs.h"
 
-#define SH_MAGIC FTI_L4SH_MAGIC
-#define SH_VERSION FTI_L4SH_VERSION
-#define SH_HEADER FTI_L4SH_HEADER
-#define SH_ENTRY FTI_L4SH_ENTRY
-#define SH_ALIGN FTI_L4SH_ALIGN
-
 typedef unsigned long long ull;
-
-static uint64_t align_up(uint64_t n)
-{
-    return (n + SH_ALIGN - 1) / SH_ALIGN * SH_ALIGN;
-}
-
-static uint64_t data_offset(int nranks)
-{
-    return align_up(SH_HEADER + (uint64_t)nranks * SH_ENTRY);
-}
 
 static const char *mpi_error(int rc, char *buf)
 {
@@ -75,50 +52,6 @@ static fti_err agreed(MPI_Comm comm, int rank, fti_err mine, const char *what)
     if (mine != FTI_E_OK)
         return mine;
     return fti_fail(FTI_E_IO, "L4 rank %d: %s failed on another rank", rank, what);
-}
-
-/* ---- header and index ------------------------------------------------------ */
-
-static void encode_header(unsigned char *h, int nranks, const fti_commit *c)
-{
-    memset(h, 0, SH_HEADER);
-    memcpy(h, SH_MAGIC, 8);
-    fti_le_put32(h + 8, SH_VERSION);
-    fti_le_put32(h + 12, (uint32_t)nranks);
-    fti_le_put64(h + 16, c->seq);
-    fti_le_put32(h + 24, (uint32_t)c->codec);
-    fti_le_put64(h + 32, data_offset(nranks));
-    fti_le_put64(h + 56, fti_hash_buffer(h, 56));
-}
-
-static void encode_entry(unsigned char *e, uint64_t offset, uint64_t length, int rank)
-{
-    memset(e, 0, SH_ENTRY);
-    fti_le_put64(e, offset);
-    fti_le_put64(e + 8, length);
-    fti_le_put32(e + 16, (uint32_t)rank);
-    fti_le_put64(e + 24, fti_hash_buffer(e, 24));
-}
-
-static fti_err check_header(const unsigned char *h, const fti_ctx *ctx, const fti_commit *c,
-                            const char *who, const char *path)
-{
-    if (memcmp(h, SH_MAGIC, 8) != 0 || fti_le_get64(h + 56) != fti_hash_buffer(h, 56))
-        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s: header corrupt", who, path);
-    if (fti_le_get32(h + 8) != SH_VERSION || fti_le_get32(h + 12) != (uint32_t)ctx->topo.app_size ||
-        fti_le_get64(h + 16) != c->seq)
-        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s holds checkpoint #%llu of %u ranks "
-                        "(version %u), expected #%llu of %d", who, path, (ull)fti_le_get64(h + 16),
-                        fti_le_get32(h + 12), fti_le_get32(h + 8), (ull)c->seq, ctx->topo.app_size);
-    return FTI_E_OK;
-}
-
-static fti_err check_entry(const unsigned char *e, int rank, const char *who, const char *path)
-{
-    if (fti_le_get64(e + 24) != fti_hash_buffer(e, 24) || fti_le_get32(e + 16) != (uint32_t)rank)
-        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s: index entry of rank %d corrupt",
-                        who, path, rank);
-    return FTI_E_OK;
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -258,13 +191,14 @@ static fti_err write_rounds(sh_writer *w, MPI_File fh, uint64_t rounds)
 static fti_err write_index(sh_writer *w, MPI_File fh)
 {
     int n = w->ctx->topo.app_size;
-    size_t bytes = SH_HEADER + (size_t)n * SH_ENTRY;
+    size_t bytes = FTI_L4SH_HEADER + (size_t)n * FTI_L4SH_ENTRY;
     unsigned char *idx = calloc(1, bytes);
     if (idx == NULL)
         return fti_fail(FTI_E_NOMEM, "%s: out of memory for the index of %s", w->who.s, w->tmp);
-    encode_header(idx, n, w->c);
+    fti_l4sh_encode_header(idx, n, w->c->seq, (uint32_t)w->c->codec);
     for (int r = 0; r < n; r++)
-        encode_entry(idx + SH_HEADER + (size_t)r * SH_ENTRY, w->all[2 * r], w->all[2 * r + 1], r);
+        fti_l4sh_encode_entry(idx + FTI_L4SH_HEADER + (size_t)r * FTI_L4SH_ENTRY, w->all[2 * r],
+                              w->all[2 * r + 1], r);
     fti_err e = FTI_E_OK;
     char msg[MPI_MAX_ERROR_STRING];
     for (size_t at = 0; e == FTI_E_OK && at < bytes; at += w->chunk) {
@@ -282,13 +216,13 @@ static fti_err write_index(sh_writer *w, MPI_File fh)
 static void place_pieces(sh_writer *w, uint64_t *rounds, uint64_t *total)
 {
     MPI_Comm comm = w->comm;
-    uint64_t padded = align_up(w->len), before = 0, mine = w->len / w->chunk + (w->len % w->chunk != 0);
+    uint64_t padded = fti_l4sh_align(w->len), before = 0, mine = w->len / w->chunk + (w->len % w->chunk != 0);
     MPI_Exscan(&padded, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (w->ctx->topo.app_rank == 0)
         before = 0; /* MPI_Exscan leaves rank 0's result undefined */
-    w->offset = data_offset(w->ctx->topo.app_size) + before;
+    w->offset = fti_l4sh_data_offset(w->ctx->topo.app_size) + before;
     MPI_Allreduce(&padded, total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    *total += data_offset(w->ctx->topo.app_size);
+    *total += fti_l4sh_data_offset(w->ctx->topo.app_size);
     MPI_Allreduce(&mine, rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
     uint64_t me[2] = {w->offset, w->len};
     MPI_Gather(me, 2, MPI_UINT64_T, w->all, 2, MPI_UINT64_T, 0, comm);
@@ -454,27 +388,11 @@ static int sh_write(void *arg, const void *buf, size_t n, uint64_t off)
 static fti_err find_piece(const fti_ctx *ctx, const fti_commit *c, sh_source *s, const char *who,
                           const char *path, uint64_t *offset, uint64_t *length)
 {
-    unsigned char h[SH_HEADER], ent[SH_ENTRY];
-    int rank = ctx->topo.app_rank;
     MPI_Offset fsize = 0;
     MPI_File_get_size(s->fh, &fsize);
-    if ((uint64_t)fsize < data_offset(ctx->topo.app_size) || sh_read(s, h, sizeof h, 0) != 0)
-        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s is truncated (%llu bytes, no "
-                        "complete index)", who, path, (ull)fsize);
-    fti_err e = check_header(h, ctx, c, who, path);
-    if (e == FTI_E_OK && sh_read(s, ent, sizeof ent, SH_HEADER + (uint64_t)rank * SH_ENTRY) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot read the index of %s", who, path);
-    if (e == FTI_E_OK)
-        e = check_entry(ent, rank, who, path);
-    if (e != FTI_E_OK)
-        return e;
-    *offset = fti_le_get64(ent);
-    *length = fti_le_get64(ent + 8);
-    if (*offset > (uint64_t)fsize || *length > (uint64_t)fsize - *offset)
-        return fti_fail(FTI_E_CORRUPT, "%s: shared global file %s is truncated: the piece of rank %d "
-                        "ends at byte %llu, the file has %llu", who, path, rank,
-                        (ull)(*offset + *length), (ull)fsize);
-    return FTI_E_OK;
+    fti_l4_io src = {sh_read, sh_write, s};
+    return fti_l4sh_find_piece(&src, (uint64_t)fsize, ctx->topo.app_size, c->seq,
+                               ctx->topo.app_rank, who, path, offset, length);
 }
 
 static fti_err restore_piece(fti_ctx *ctx, const fti_commit *c, MPI_File fh, const char *path)

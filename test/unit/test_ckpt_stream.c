@@ -5,6 +5,8 @@
  * header; a changed data byte, a changed header byte, a missing or an extra
  * byte are rejected with FTI_E_CORRUPT naming the file; the zero gaps,
  * which no checksum covers, are not checked (as fti_file_verify does not).
+ * A watcher (fti-ckpt's verdicts and extraction) gets every variable's
+ * bytes and a verdict for each, also after a mismatch.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,6 +158,76 @@ static void test_gaps_not_checked(void **state)
     free(copy);
 }
 
+/* What a watcher saw: the bytes of variable 2 and the verdicts. */
+typedef struct seen {
+    unsigned char *bytes;
+    size_t len;
+    int verdict[3];
+    int calls;
+} seen;
+
+static void seen_data(void *arg, const fti_file_entry *v, const void *buf, size_t n)
+{
+    seen *w = arg;
+    if (v->id != 2)
+        return;
+    memcpy(w->bytes + w->len, buf, n);
+    w->len += n;
+}
+
+static void seen_done(void *arg, uint32_t index, int ok)
+{
+    seen *w = arg;
+    assert_true(index < 3);
+    w->verdict[index] = ok ? 1 : -1;
+    w->calls++;
+}
+
+static fti_err feed_watched(const unsigned char *buf, size_t len, size_t piece, seen *w)
+{
+    fti_file_stream s;
+    fti_file_stream_vars vars = {seen_data, seen_done, w};
+    fti_clear_error();
+    assert_int_equal(fti_file_stream_init(&s, "peer/l2-s0-rank3.rebuilt.fti"), FTI_E_OK);
+    fti_file_stream_watch(&s, &vars);
+    for (size_t off = 0; off < len; off += piece)
+        fti_file_stream_feed(&s, buf + off, len - off < piece ? len - off : piece);
+    return fti_file_stream_finish(&s, NULL);
+}
+
+static void test_watcher_sees_every_variable(void **state)
+{
+    (void)state;
+    seen w = {.bytes = malloc(8000)};
+    assert_int_equal(feed_watched(image, image_len, 777, &w), FTI_E_OK);
+    assert_int_equal(w.len, 8000);
+    assert_memory_equal(w.bytes, image + var_off[2], 8000);
+    assert_int_equal(w.calls, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(w.verdict[i], 1);
+    free(w.bytes);
+}
+
+/* A mismatch in variable 0 no longer stops the check: variable 2 still
+ * gets its (good) verdict and bytes, and the mismatch is the error. */
+static void test_watcher_goes_on_after_mismatch(void **state)
+{
+    (void)state;
+    unsigned char *copy = malloc(image_len);
+    memcpy(copy, image, image_len);
+    copy[var_off[0] + 10] ^= 0x40;
+    seen w = {.bytes = malloc(8000)};
+    assert_int_equal(feed_watched(copy, image_len, 4096, &w), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "l2-s0-rank3.rebuilt.fti: variable 0: data checksum mismatch"));
+    assert_int_equal(w.verdict[0], -1);
+    assert_int_equal(w.verdict[1], 1);
+    assert_int_equal(w.verdict[2], 1);
+    assert_int_equal(w.len, 8000);
+    assert_memory_equal(w.bytes, image + var_off[2], 8000);
+    free(w.bytes);
+    free(copy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +236,8 @@ int main(void)
         cmocka_unit_test(test_changed_header_rejected),
         cmocka_unit_test(test_length_must_match),
         cmocka_unit_test(test_gaps_not_checked),
+        cmocka_unit_test(test_watcher_sees_every_variable),
+        cmocka_unit_test(test_watcher_goes_on_after_mismatch),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
