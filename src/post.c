@@ -437,7 +437,7 @@ static void reply(fti_ctx *ctx, const fti_commit *c, int ok)
 {
     int fti_level = !ok ? FTI_NSCS : c->level > 4 ? 4 : c->level;
     for (int pos = 0; pos < ctx->topo.app_per_node; pos++) {
-        int rank = ctx->topo.head_global + 1 + pos;
+        int rank = fti_plan_global_at(&ctx->topo.shape, ctx->topo.node, pos);
         MPI_Send(&ok, 1, MPI_INT, rank, TAG_RESULT(ctx), ctx->topo.global);
         if (ctx->user_comm != MPI_COMM_NULL)
             MPI_Send(&fti_level, 1, MPI_INT, rank, ctx->cfg.mpi_tag, ctx->user_comm);

@@ -54,25 +54,27 @@ static fti_err check_shape(fti_topology *t, const fti_config *cfg)
     return FTI_E_OK;
 }
 
-/* Places this rank: node, head or application rank, group, partner ring. */
+/* Places this rank (plan.h's rules): node, head or application rank,
+ * group, position in its ring. */
 static void place(fti_topology *t, int head)
 {
     int heads = head ? 1 : 0;
     t->app_per_node = t->node_size - heads;
-    t->node = t->global_rank / t->node_size;
-    int local = t->global_rank % t->node_size;
-    t->is_head = heads && local == 0;
-    t->head_global = heads ? t->node * t->node_size : -1;
-    t->node_pos = t->is_head ? -1 : local - heads;
-    t->ngroups = t->nnodes / t->group_size;
-    t->group = t->node / t->group_size;
-    t->group_pos = t->node % t->group_size;
+    t->shape = (fti_shape){.app_per_node = t->app_per_node, .group_size = t->group_size,
+                           .heads = heads};
+    const fti_shape *s = &t->shape;
+    t->node = fti_plan_global_node(s, t->global_rank);
+    t->node_pos = fti_plan_global_pos(s, t->global_rank);
+    t->is_head = t->node_pos < 0;
+    t->head_global = fti_plan_head(s, t->node);
+    t->ngroups = fti_plan_groups(s, t->nnodes);
+    t->group = fti_plan_node_group(s, t->node);
+    t->group_pos = fti_plan_node_group_pos(s, t->node);
 }
 
 int fti_topology_app_rank(const fti_topology *t, int node, int pos)
 {
-    fti_shape s = {t->app_per_node, t->group_size};
-    return fti_plan_rank_at(&s, node, pos);
+    return fti_plan_rank_at(&t->shape, node, pos);
 }
 
 void fti_topology_reset(fti_topology *t)
@@ -104,7 +106,8 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
         return e;
     place(t, cfg->head);
 
-    /* Application ranks keep their global order, so app rank = node * app_per_node + pos.
+    /* Application ranks keep their global order, so app rank = node * app_per_node + pos
+     * (fti_plan_rank_at).
      * Without heads (the same on every rank) that is a copy of global, and the
      * heads' communicators stay null: each split is a collective round that
      * a restart waits for. */
@@ -125,10 +128,10 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
         if (t->ngroups == 1 && t->app_per_node == 1) /* one ring of every rank, in order */
             fti_watched_dup(t->app, &t->group_comm, "FTI_Init: group communicator");
         else
-            MPI_Comm_split(t->app, t->group * t->app_per_node + t->node_pos, t->group_pos,
+            MPI_Comm_split(t->app, fti_plan_ring(&t->shape, t->app_rank), t->group_pos,
                            &t->group_comm);
-        t->right = (t->group_pos + 1) % t->group_size;
-        t->left = (t->group_pos + t->group_size - 1) % t->group_size;
+        t->right = fti_plan_ring_next(&t->shape, t->group_pos);
+        t->left = fti_plan_ring_prev(&t->shape, t->group_pos);
     }
     return FTI_E_OK;
 }

@@ -4,7 +4,9 @@
  * node_size = 0). With head=1 the first rank of each node is its head and
  * FTI_COMM_WORLD holds the other (application) ranks. Groups are group_size
  * consecutive nodes; a node's partner for L2 is the next node in its group's
- * ring. All ids below are in application-rank terms unless said otherwise.
+ * ring. The rules are plan.h's; this module applies them to this rank and
+ * builds the communicators. All ids below are in application-rank terms
+ * unless said otherwise.
  */
 #ifndef FTI_TOPOLOGY_H
 #define FTI_TOPOLOGY_H
@@ -13,6 +15,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "plan.h"
 
 typedef struct fti_topology {
     MPI_Comm global;     /* dup of the communicator given to FTI_Init */
@@ -30,6 +33,7 @@ typedef struct fti_topology {
     int ngroups;
     int group;           /* my group id */
     int group_pos;       /* my node's index in its group */
+    fti_shape shape;     /* the job's shape: plan.h places any rank with it */
     MPI_Comm group_comm; /* the application ranks with my node_pos in my group, ordered by node */
     int left, right;     /* app ranks in group_comm's ring: previous and next node's peer */
     MPI_Comm head_comm;  /* on heads: the heads of my group, ordered by node */

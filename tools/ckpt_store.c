@@ -146,14 +146,14 @@ int ckpt_check_mapping(const ckpt_tool *t, const fti_commit *c, int need_groups,
 static fti_shape shape_of(const ckpt_tool *t, const fti_commit *c)
 {
     int nnodes = t->app_per_node > 0 ? c->nranks / t->app_per_node : 0;
-    fti_shape s = {t->app_per_node > 0 ? t->app_per_node : INT_MAX,
-                   fti_group_size_fit(t->cfg.group_size, t->cfg.group_size_given, nnodes)};
+    fti_shape s = {.app_per_node = t->app_per_node > 0 ? t->app_per_node : INT_MAX,
+                   .group_size = fti_group_size_fit(t->cfg.group_size, t->cfg.group_size_given, nnodes)};
     return s;
 }
 
 int ckpt_node_of(const ckpt_tool *t, int rank)
 {
-    fti_shape s = {t->app_per_node > 0 ? t->app_per_node : INT_MAX, 1};
+    fti_shape s = {.app_per_node = t->app_per_node > 0 ? t->app_per_node : INT_MAX, .group_size = 1};
     return fti_plan_node(&s, rank);
 }
 

@@ -105,12 +105,12 @@ static fti_err l2_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
         snprintf(why, sizeof why, "%s", fti_last_error());
         unlink(rebuilt);
         return fti_fail(FTI_E_CORRUPT, "L2: local file lost; the copy from node %d is not usable: %s",
-                        ctx->topo.group * r.size + r.right, why);
+                        fti_plan_node(&ctx->topo.shape, r.app_rank[r.right]), why);
     }
     char mine[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, mine, 2, c->slot, ctx->topo.app_rank);
     return fti_fail(FTI_E_MISSING, "L2: local file %s lost, and its partner copy on node %d is lost "
-                    "too", mine, ctx->topo.group * r.size + r.right);
+                    "too", mine, fti_plan_node(&ctx->topo.shape, r.app_rank[r.right]));
 }
 
 /* Members that lost their partner copy get it again, and check it. Never

@@ -212,7 +212,7 @@ static fti_err lost_too_many(const fti_ctx *ctx, const l3_job *j, const int *own
     for (int i = 0; i < j->G; i++)
         if (!own[i] || !par[i]) {
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%d", count ? ", " : "",
-                                  ctx->topo.group * j->G + i);
+                                  fti_plan_node(&ctx->topo.shape, j->r.app_rank[i]));
             count++;
         }
     return fti_fail(FTI_E_MISSING, "L3: group %d lost data or parity on %d nodes (%s); a group of %d "

@@ -10,33 +10,35 @@
 
 #include "fio.h"
 #include "log.h"
+#include "plan.h"
 #include "safe_fs.h"
 #include "watchdog.h"
 
-void fti_ring_of(const fti_ctx *ctx, fti_ring *ring)
+/* The ring of the application rank at position pos of this node, over
+ * comm (plan.h: its members, their order, the neighbours). */
+static void ring_at(const fti_ctx *ctx, MPI_Comm comm, int pos, fti_ring *ring)
 {
     const fti_topology *t = &ctx->topo;
-    ring->comm = t->group_comm;
+    const fti_shape *s = &t->shape;
+    int rank = fti_plan_rank_at(s, t->node, pos);
+    ring->comm = comm;
     ring->size = t->group_size;
-    ring->pos = t->group_pos;
-    ring->left = t->left;
-    ring->right = t->right;
+    ring->pos = fti_plan_group_pos(s, rank);
+    ring->left = fti_plan_ring_prev(s, ring->pos);
+    ring->right = fti_plan_ring_next(s, ring->pos);
     ring->tag = ctx->cfg.mpi_tag;
     for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
-        ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, t->node_pos);
+        ring->app_rank[i] = fti_plan_member(s, rank, i);
+}
+
+void fti_ring_of(const fti_ctx *ctx, fti_ring *ring)
+{
+    ring_at(ctx, ctx->topo.group_comm, ctx->topo.node_pos, ring);
 }
 
 void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring)
 {
-    const fti_topology *t = &ctx->topo;
-    ring->comm = t->head_comm;
-    ring->size = t->group_size;
-    ring->pos = t->group_pos;
-    ring->left = (t->group_pos + t->group_size - 1) % t->group_size;
-    ring->right = (t->group_pos + 1) % t->group_size;
-    ring->tag = ctx->cfg.mpi_tag;
-    for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
-        ring->app_rank[i] = fti_topology_app_rank(t, t->group * t->group_size + i, pos);
+    ring_at(ctx, ctx->topo.head_comm, pos, ring);
 }
 
 void fti_ring_allgather(const fti_ring *ring, int mine, int *all)
