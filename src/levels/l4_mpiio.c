@@ -33,12 +33,10 @@ static const char *mpi_error(int rc, char *buf)
     return buf;
 }
 
-/* The communicator of the flush. The helper thread (inline_l4 = 0, no
- * heads) runs it while the application thread may be in a collective on
- * topo.app; two threads must not share a communicator's collectives, so
- * this must become a dup of topo.app made at init (see the report). */
-/* A communicator of our own: the flush may run in the helper thread while
- * the application's thread uses FTI_COMM_WORLD. */
+/* The flush's own communicator (topo.flush, a dup of topo.app made at
+ * init): the flush may run in the helper thread while the application's
+ * thread is in a collective on FTI_COMM_WORLD, and two threads must not
+ * share a communicator's collectives. */
 static MPI_Comm flush_comm(const fti_ctx *ctx)
 {
     return ctx->topo.flush;
