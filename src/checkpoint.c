@@ -267,10 +267,11 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
         fti_ring_of(ctx, &ring);
         e = fti_level(4)->post(ctx, &c, &ring);
     }
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "keep_last_ckpt: checkpoint #%llu could not be "
-                                            "copied to the global directory on another rank; it "
-                                            "stays in local storage", (unsigned long long)c.seq);
+    e = fti_agree(ctx->topo.app, e, FTI_E_IO, "keep_last_ckpt: checkpoint #%llu could not be copied "
+                  "to the global directory on another rank; it stays in local storage",
+                  (unsigned long long)c.seq);
+    if (e != FTI_E_OK)
+        return e;
     e = fti_checkpoint_commit(ctx, &c);
     if (e == FTI_E_OK && ctx->cfg.l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE)
         fti_prune_local(ctx, 1, 1); /* as FTI: local storage emptied */
