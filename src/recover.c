@@ -390,7 +390,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         return nothing_to_restore(ctx);
     r->pending = 1;
     ctx->metrics.rec = (fti_recovery_timing){.start = fti_now()}; /* metrics */
-    fti_fault_phase("recovery");
+    fti_fault_phase(FTI_PHASE_RECOVERY);
     choose(ctx, cand, n);
     return r->available ? open_everywhere(ctx) : refuse(ctx);
 }

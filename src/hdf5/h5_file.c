@@ -254,8 +254,8 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
         e = write_file(ctx, c, tmp);
     } H5E_END_TRY;
     if (e == FTI_E_OK) { /* the file is written and closed, not yet synced nor renamed */
-        fti_fault_phase("h5_write");
-        fti_fault_wrote("h5_write", tmp, 0, 0);
+        fti_fault_phase(FTI_PHASE_H5_WRITE);
+        fti_fault_wrote(FTI_PHASE_H5_WRITE, tmp, 0, 0);
         e = publish(ctx, tmp, path, bytes);
     }
     if (e != FTI_E_OK)

@@ -175,8 +175,8 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
     if (e != FTI_E_OK)
         return e;
     /* the blocks are written, the map is not */
-    fti_fault_phase("dcp_layer");
-    fti_fault_wrote("dcp_layer", w->path, 0, 0);
+    fti_fault_phase(FTI_PHASE_DCP_LAYER);
+    fti_fault_wrote(FTI_PHASE_DCP_LAYER, w->path, 0, 0);
     unsigned char *hdr = NULL;
     if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
         return e;
