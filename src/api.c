@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fti.h"
+#include "fti_types_table.h"
 
 #include "checkpoint.h"
 #include "collective.h"
@@ -43,17 +44,9 @@ _Static_assert(sizeof(((FTIT_shape *)0)->count) == FTI_MAX_DIMS * sizeof(int64_t
 
 /* The globals the FTI API defines by contract; everything else is in ctx. */
 MPI_Comm FTI_COMM_WORLD = MPI_COMM_NULL;
-fti_id_t FTI_CHAR = 0;
-fti_id_t FTI_SHRT = 1;
-fti_id_t FTI_INTG = 2;
-fti_id_t FTI_LONG = 3;
-fti_id_t FTI_UCHR = 4;
-fti_id_t FTI_USHT = 5;
-fti_id_t FTI_UINT = 6;
-fti_id_t FTI_ULNG = 7;
-fti_id_t FTI_SFLT = 8;
-fti_id_t FTI_DBLE = 9;
-fti_id_t FTI_LDBE = 10;
+#define FTI_TYPE_GLOBAL(NAME, id, ctype, kind, h5) fti_id_t FTI_##NAME = id;
+FTI_PREDEFINED_TYPES(FTI_TYPE_GLOBAL)
+#undef FTI_TYPE_GLOBAL
 
 static fti_ctx the_ctx;
 static MPI_Comm user_comm = MPI_COMM_NULL; /* the communicator given to FTI_Init */

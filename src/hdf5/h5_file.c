@@ -23,20 +23,14 @@
 
 /* ---- types ------------------------------------------------------------------ */
 
+/* A copy of predefined type `type`'s HDF5 native type (type < FTI_NPREDEFINED). */
 static hid_t predefined(int type)
 {
-    switch (type) { /* FTI_CHAR .. FTI_LDBE */
-    case 0: return H5Tcopy(H5T_NATIVE_CHAR);
-    case 1: return H5Tcopy(H5T_NATIVE_SHORT);
-    case 2: return H5Tcopy(H5T_NATIVE_INT);
-    case 3: return H5Tcopy(H5T_NATIVE_LONG);
-    case 4: return H5Tcopy(H5T_NATIVE_UCHAR);
-    case 5: return H5Tcopy(H5T_NATIVE_USHORT);
-    case 6: return H5Tcopy(H5T_NATIVE_UINT);
-    case 7: return H5Tcopy(H5T_NATIVE_ULONG);
-    case 8: return H5Tcopy(H5T_NATIVE_FLOAT);
-    case 9: return H5Tcopy(H5T_NATIVE_DOUBLE);
-    default: return H5Tcopy(H5T_NATIVE_LDOUBLE);
+    switch (type) {
+#define FTI_TYPE_CASE(NAME, id, ctype, kind, h5) case id: return H5Tcopy(h5);
+    FTI_PREDEFINED_TYPES(FTI_TYPE_CASE)
+#undef FTI_TYPE_CASE
+    default: return -1;
     }
 }
 
