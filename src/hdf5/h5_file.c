@@ -241,7 +241,7 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 {
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_global_h5(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
-    snprintf(tmp, sizeof tmp, "%.*s.tmp.h5", (int)(strlen(path) - 3), path);
+    fti_path_temp(tmp, path, "tmp");
     *bytes = 0;
     fti_err e = FTI_E_OK;
     H5E_BEGIN_TRY { /* our message names the file and variable */

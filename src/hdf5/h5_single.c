@@ -182,7 +182,7 @@ fti_err fti_h5s_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
         return e;
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX + 8];
     fti_path_global_h5single(&ctx->dirs, path, c->slot);
-    snprintf(tmp, sizeof tmp, "%.*s.tmp.h5", (int)(strlen(path) - 3), path);
+    fti_path_temp(tmp, path, "tmp");
     int ok = 1, rank0 = ctx->topo.app_rank == 0;
     if (rank0) { /* 0600: HDF5's truncation keeps the mode, its creation would not */
         int fd = fti_open_new(tmp);
