@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fti.h"
+#include "fti_types_table.h"
 
 #include "checkpoint.h"
 #include "collective.h"
@@ -43,17 +44,9 @@ _Static_assert(sizeof(((FTIT_shape *)0)->count) == FTI_MAX_DIMS * sizeof(int64_t
 
 /* The globals the FTI API defines by contract; everything else is in ctx. */
 MPI_Comm FTI_COMM_WORLD = MPI_COMM_NULL;
-fti_id_t FTI_CHAR = 0;
-fti_id_t FTI_SHRT = 1;
-fti_id_t FTI_INTG = 2;
-fti_id_t FTI_LONG = 3;
-fti_id_t FTI_UCHR = 4;
-fti_id_t FTI_USHT = 5;
-fti_id_t FTI_UINT = 6;
-fti_id_t FTI_ULNG = 7;
-fti_id_t FTI_SFLT = 8;
-fti_id_t FTI_DBLE = 9;
-fti_id_t FTI_LDBE = 10;
+#define FTI_TYPE_GLOBAL(NAME, id, ctype, kind, h5) fti_id_t FTI_##NAME = id;
+FTI_PREDEFINED_TYPES(FTI_TYPE_GLOBAL)
+#undef FTI_TYPE_GLOBAL
 
 static fti_ctx the_ctx;
 static MPI_Comm user_comm = MPI_COMM_NULL; /* the communicator given to FTI_Init */
@@ -103,8 +96,8 @@ static void release(fti_ctx *ctx)
 static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
 {
     fti_err e = fti_config_load(&ctx->cfg, configFile);
-    if (!fti_all_ok(comm, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "config %s rejected on another rank", configFile);
+    if ((e = fti_agree(comm, e, FTI_E_CONFIG, "config %s rejected on another rank", configFile)) != FTI_E_OK)
+        return e;
     fti_l4_stores_choose(ctx); /* the L4 stores, once */
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
@@ -112,8 +105,8 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     fti_log_setup(rank, ctx->cfg.verbosity);
     if (fti_fault_init(rank, nranks) != 0)
         e = FTI_E_CONFIG;
-    if (!fti_all_ok(comm, e == FTI_E_OK))
-        return FTI_E_CONFIG;
+    if ((e = fti_agree(comm, e, FTI_E_CONFIG, "FTI_FAULT rejected on another rank")) != FTI_E_OK)
+        return e;
     if ((e = fti_topology_build(&ctx->topo, &ctx->cfg, comm)) != FTI_E_OK)
         return e; /* its checks agree by construction: same numbers on every rank */
     fti_log_setup(ctx->topo.is_head ? -1 - ctx->topo.node : ctx->topo.app_rank, ctx->cfg.verbosity);
@@ -121,8 +114,9 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     fti_layout_init(&ctx->dirs, &ctx->cfg);
     fti_layout_place_node(&ctx->dirs, &ctx->cfg, ctx->topo.node);
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
-    if (!fti_all_ok(ctx->topo.global, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_CONFIG, "directories could not be created on another rank");
+    if ((e = fti_agree(ctx->topo.global, e, FTI_E_CONFIG,
+                       "directories could not be created on another rank")) != FTI_E_OK)
+        return e;
     if ((e = fti_job_claim(ctx)) != FTI_E_OK) /* collective: every rank agrees */
         return e;
     if ((e = fti_registry_init(&ctx->reg)) != FTI_E_OK)

@@ -26,14 +26,14 @@
 
 fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
 {
-    fti_fault_phase("before_commit");
+    fti_fault_phase(FTI_PHASE_BEFORE_COMMIT);
     fti_err e = fti_commit_record_add(ctx, c);
     if (e != FTI_E_OK)
         return e;
     fti_metrics_job_committed(ctx, c);
     fti_conf_update(ctx, 1); /* FTI: a checkpoint exists to restart from */
     fti_jobstatus_committed(ctx->topo.app_rank, c);
-    fti_fault_phase("after_commit");
+    fti_fault_phase(FTI_PHASE_AFTER_COMMIT);
     fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
     fti_prune_after_commit(ctx, c);
     return FTI_E_OK;
@@ -60,8 +60,8 @@ fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const f
     if (e == FTI_E_OK) {
         *bytes = hdr.file_size;
         fti_file_header_free(&hdr);
-        fti_fault_wrote("after_local_write", path, 0, 0);
-        fti_fault_phase("after_local_write");
+        fti_fault_wrote(FTI_PHASE_AFTER_LOCAL_WRITE, path, 0, 0);
+        fti_fault_phase(FTI_PHASE_AFTER_LOCAL_WRITE);
     }
     return e;
 }
@@ -267,10 +267,11 @@ fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
         fti_ring_of(ctx, &ring);
         e = fti_level(4)->post(ctx, &c, &ring);
     }
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "keep_last_ckpt: checkpoint #%llu could not be "
-                                            "copied to the global directory on another rank; it "
-                                            "stays in local storage", (unsigned long long)c.seq);
+    e = fti_agree(ctx->topo.app, e, FTI_E_IO, "keep_last_ckpt: checkpoint #%llu could not be copied "
+                  "to the global directory on another rank; it stays in local storage",
+                  (unsigned long long)c.seq);
+    if (e != FTI_E_OK)
+        return e;
     e = fti_checkpoint_commit(ctx, &c);
     if (e == FTI_E_OK && ctx->cfg.l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE)
         fti_prune_local(ctx, 1, 1); /* as FTI: local storage emptied */

@@ -12,19 +12,11 @@
 #include "log.h"
 #include "watchdog.h"
 
-static int is_ckpt_file(const char *name)
-{
-    size_t n = strlen(name);
-    return name[0] == 'l' && n > 4 &&
-           (strcmp(name + n - 4, ".fti") == 0 || strcmp(name + n - 3, ".h5") == 0);
-}
-
-/* "l<digit>-...fti": level of one of our local checkpoint files, else 0. */
+/* The level of one of our checkpoint files (layout.c's names), else 0. */
 static int file_level(const char *name)
 {
-    if (!is_ckpt_file(name) || name[1] < '1' || name[1] > '4' || name[2] != '-')
-        return 0;
-    return name[1] - '0';
+    int rank;
+    return fti_name_ckpt(name, &rank);
 }
 
 /* Removes the files of dir that doomed(name, arg) picks. */
@@ -56,7 +48,7 @@ static int below_level(const char *name, const int *arg)
 static int any_ckpt_file(const char *name, const int *arg)
 {
     (void)arg;
-    return is_ckpt_file(name);
+    return file_level(name) != 0;
 }
 
 int fti_prunes_after(const fti_config *cfg, int level)

@@ -10,8 +10,19 @@
 
 #include <mpi.h>
 
+#include "error.h"
+
 /* Collective: every rank says whether it succeeded; 1 when all did. */
 int fti_all_ok(MPI_Comm comm, int ok);
+
+/* Collective: ends a step in which this rank's part returned `mine` (its
+ * message already recorded where it failed). Every rank returns FTI_E_OK
+ * when all succeeded; otherwise a rank that failed returns its own error
+ * and the others fail with `code` and the message formatted from fmt, which
+ * says what failed "on another rank". The one "agree or fail" rule: no rank
+ * goes on alone into a later collective. */
+fti_err fti_agree(MPI_Comm comm, fti_err mine, fti_err code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Collective: the lowest rank that failed, or -1 when every rank succeeded. */
 int fti_first_failed(MPI_Comm comm, int ok);

@@ -16,7 +16,7 @@ typedef enum { F_WRITE, F_CRASH, F_FLIP, F_TRUNCATE, F_DELAY } fault_kind;
 
 typedef struct fault_point {
     fault_kind kind;
-    char phase[32]; /* crash/flip/truncate: where; write: unused */
+    fti_phase phase; /* crash/delay/flip/truncate: where; write: unused */
     long nth;       /* write: the Nth write call fails; phase: on the Nth time reached */
     int err;        /* write: errno to inject */
     long count;     /* times this point was reached */
@@ -75,22 +75,54 @@ static const char *ranks_invalid(const char *spec, int nranks)
     return NULL;
 }
 
-/* Where each kind may be placed: a crash anywhere the library reaches, a
- * flip or truncate only where a file was just written (an accepted point
- * always injects). */
-static const char *const crash_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                           "dcp_layer", "h5_write", "before_commit", "after_commit",
-                                           "recovery", "staged", NULL};
-static const char *const file_phases[] = {"after_local_write", "l2_send", "l3_encode", "l4_flush",
-                                          "dcp_layer", "h5_write", NULL};
+static const struct {
+    const char *name;
+    int writes;
+} phases[FTI_PHASE_COUNT] = {
+#define FTI_PHASE_ROW(id, name, writes) [FTI_PHASE_##id] = {name, writes},
+    FTI_FAULT_PHASES(FTI_PHASE_ROW)
+#undef FTI_PHASE_ROW
+};
 
-static int phase_allowed(fault_kind kind, const char *phase)
+const char *fti_fault_phase_name(fti_phase phase)
 {
-    int anywhere = kind == F_CRASH || kind == F_DELAY;
-    for (const char *const *p = anywhere ? crash_phases : file_phases; *p; p++)
-        if (strcmp(*p, phase) == 0)
-            return 1;
-    return 0;
+    return (unsigned)phase < FTI_PHASE_COUNT ? phases[phase].name : "?";
+}
+
+int fti_fault_phase_by_name(const char *name)
+{
+    for (int i = 0; i < FTI_PHASE_COUNT; i++)
+        if (strcmp(phases[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void fti_fault_phase_list(char *buf, size_t size, int files_only)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < FTI_PHASE_COUNT; i++)
+        if ((!files_only || phases[i].writes) && used < size)
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", phases[i].name);
+}
+
+/* Why a point of this kind cannot be placed at the phase named `name`, or
+ * NULL: a crash or delay anywhere the library reaches, a flip or truncate
+ * only where a file was just written (an accepted point always injects). */
+static const char *phase_refused(fault_kind kind, const char *name, fti_phase *phase)
+{
+    static char why[512];
+    int anywhere = kind == F_CRASH || kind == F_DELAY, id = fti_fault_phase_by_name(name);
+    if (id >= 0 && (anywhere || phases[id].writes)) {
+        *phase = (fti_phase)id;
+        return NULL;
+    }
+    char list[400];
+    fti_fault_phase_list(list, sizeof list, !anywhere);
+    snprintf(why, sizeof why, id < 0 ? "unknown phase '%s' (phases: %s)"
+                                     : "flip and truncate need a phase that writes a file, not '%s': %s",
+             name, list);
+    return why;
 }
 
 /* One point: write:N:ERRNO | crash:PHASE[:N] | delay:PHASE[:N] | flip:PHASE[:N] |
@@ -127,14 +159,12 @@ static const char *parse_point(char *spec, int rank, int nranks)
         else if (strcmp(kind, "flip") == 0) p.kind = F_FLIP;
         else if (strcmp(kind, "truncate") == 0) p.kind = F_TRUNCATE;
         else return "unknown kind (write, crash, delay, flip, truncate)";
-        snprintf(p.phase, sizeof p.phase, "%s", a);
         if (b) p.nth = strtol(b, NULL, 10);
         if (p.nth <= 0)
             return "the count N of KIND:PHASE:N must be >= 1";
-        if (!phase_allowed(p.kind, p.phase))
-            return p.kind == F_CRASH || p.kind == F_DELAY ? "unknown phase" :
-                   "flip and truncate need a phase that writes a file: after_local_write, "
-                   "l2_send, l3_encode, l4_flush, dcp_layer or h5_write";
+        const char *why = phase_refused(p.kind, a, &p.phase);
+        if (why)
+            return why;
     }
     if (selected)
         points[npoints++] = p;
@@ -183,7 +213,7 @@ int fti_fault_write_hook(int fd, size_t n, off_t off)
 /* Flips a bit of the region's last byte (inside the data of the last
  * variable) or cuts the file in the middle of the region; says what it did,
  * or why it could not. */
-static void damage(const fault_point *p, const char *phase, const char *file, uint64_t off,
+static void damage(const fault_point *p, fti_phase phase, const char *file, uint64_t off,
                    uint64_t len)
 {
     const char *what = p->kind == F_TRUNCATE ? "truncate" : "flip a bit in";
@@ -206,38 +236,38 @@ static void damage(const fault_point *p, const char *phase, const char *file, ui
         close(fd);
     if (ok)
         fti_log(FTI_LOG_WARN, "fault injection: %s:%s: %s %s (bytes %llu-%llu of %lld)",
-                p->kind == F_TRUNCATE ? "truncate" : "flip", phase,
+                p->kind == F_TRUNCATE ? "truncate" : "flip", fti_fault_phase_name(phase),
                 p->kind == F_TRUNCATE ? "truncated" : "flipped a bit in", file,
                 (unsigned long long)off, (unsigned long long)(off + len), (long long)size);
     else
         fti_log(FTI_LOG_WARN, "fault injection: %s:%s: could not %s %s: %s",
-                p->kind == F_TRUNCATE ? "truncate" : "flip", phase, what, file,
+                p->kind == F_TRUNCATE ? "truncate" : "flip", fti_fault_phase_name(phase), what, file,
                 size == 0 || fd >= 0 ? "empty file or region outside it" : strerror(err));
 }
 
 /* The Nth time point p's phase is reached; 1 when it fires now. */
-static int fires(fault_point *p, const char *phase)
+static int fires(fault_point *p, fti_phase phase)
 {
-    return strcmp(p->phase, phase) == 0 && ++p->count == p->nth;
+    return p->phase == phase && ++p->count == p->nth;
 }
 
-void fti_fault_phase_hook(const char *phase)
+void fti_fault_phase_hook(fti_phase phase)
 {
     for (int i = 0; i < npoints; i++) {
         fault_point *p = &points[i];
         if (p->kind == F_CRASH && fires(p, phase)) {
-            fti_log(FTI_LOG_WARN, "fault injection: crash at phase '%s'", phase);
+            fti_log(FTI_LOG_WARN, "fault injection: crash at phase '%s'", fti_fault_phase_name(phase));
             _exit(42);
         }
         if (p->kind == F_DELAY && fires(p, phase)) { /* widens a race window in tests */
-            fti_log(FTI_LOG_WARN, "fault injection: 1 s delay at phase '%s'", phase);
+            fti_log(FTI_LOG_WARN, "fault injection: 1 s delay at phase '%s'", fti_fault_phase_name(phase));
             struct timespec one = {1, 0};
             nanosleep(&one, NULL);
         }
     }
 }
 
-void fti_fault_wrote_hook(const char *phase, const char *file, uint64_t off, uint64_t len)
+void fti_fault_wrote_hook(fti_phase phase, const char *file, uint64_t off, uint64_t len)
 {
     for (int i = 0; i < npoints; i++) {
         fault_point *p = &points[i];

@@ -133,3 +133,49 @@ void fti_path_archive(const fti_layout *l, char *out, long long id, int rank)
     else
         fmt_path(out, "%s/l4_archive/Ckpt%lld-Rank%d.fti", l->global, id, rank);
 }
+
+void fti_path_dcp_layer(char *out, const char *dir, int rank, uint64_t seq)
+{
+    fmt_path(out, "%s/l4-dcp-rank%d-%llu.fti", dir, rank, (unsigned long long)seq);
+}
+
+void fti_path_temp(char *out, const char *path, const char *tag)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (dot == NULL || (slash != NULL && dot < slash))
+        dot = path + strlen(path); /* no suffix: the tag ends the name */
+    fmt_path(out, "%.*s.%s%s", (int)(dot - path), path, tag, dot);
+}
+
+/* name ends in suffix */
+static int ends_with(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n >= k && strcmp(name + n - k, suffix) == 0;
+}
+
+int fti_name_ckpt(const char *name, int *rank)
+{
+    *rank = -1;
+    if (name[0] != 'l' || name[1] < '1' || name[1] > '4' || name[2] != '-' ||
+        !(ends_with(name, ".fti") || ends_with(name, ".h5")))
+        return 0;
+    const char *dot = strchr(name, '.'), *r = dot;
+    while (r > name && r[-1] >= '0' && r[-1] <= '9')
+        r--;
+    if (r < dot && r - name >= 5 && strncmp(r - 5, "-rank", 5) == 0)
+        *rank = atoi(r);
+    return name[1] - '0';
+}
+
+int fti_name_dcp_layer(const char *name, int rank, uint64_t *seq, int *tmp)
+{
+    char prefix[64];
+    int n = snprintf(prefix, sizeof prefix, "l4-dcp-rank%d-", rank);
+    if (strncmp(name, prefix, (size_t)n) != 0 || name[n] < '0' || name[n] > '9')
+        return 0;
+    char *end = NULL;
+    *seq = strtoull(name + n, &end, 10);
+    *tmp = strcmp(end, ".tmp.fti") == 0;
+    return *tmp || strcmp(end, ".fti") == 0;
+}

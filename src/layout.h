@@ -10,6 +10,8 @@
 #ifndef FTI_LAYOUT_H
 #define FTI_LAYOUT_H
 
+#include <stdint.h>
+
 #include "config.h"
 #include "error.h"
 
@@ -62,5 +64,25 @@ void fti_path_global_shared(const fti_layout *l, char *out, int slot);
  * in FTI. */
 void fti_path_archive_dir(const fti_layout *l, char *out);
 void fti_path_archive(const fti_layout *l, char *out, long long id, int rank);
+
+/* dCP: rank's layer `seq` in directory dir, <dir>/l4-dcp-rank<R>-<seq>.fti. */
+void fti_path_dcp_layer(char *out, const char *dir, int rank, uint64_t seq);
+
+/* A temporary file beside `path`: its last suffix (".fti", ".h5") follows
+ * ".<tag>" (l4-s0-rank1.fti -> l4-s0-rank1.tmp.fti), so the file stays one
+ * that the parsers below (and the cleanup) recognise as ours. */
+void fti_path_temp(char *out, const char *path, const char *tag);
+
+/* ---- parsing the names built above (a file name, not a path) ---- */
+
+/* A checkpoint file of this library, l<L>-...(.fti|.h5) with level L 1-4:
+ * returns L and sets *rank to R when its stem (up to the first '.') ends in
+ * "-rank<R>" (a partner copy names the rank it belongs to), else -1.
+ * Returns 0 for any other name. */
+int fti_name_ckpt(const char *name, int *rank);
+
+/* A dCP layer of `rank`, l4-dcp-rank<R>-<seq>.fti or its temporary
+ * .tmp.fti: 1 with *seq and *tmp set, else 0. */
+int fti_name_dcp_layer(const char *name, int rank, uint64_t *seq, int *tmp);
 
 #endif /* FTI_LAYOUT_H */

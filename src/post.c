@@ -94,7 +94,7 @@ static fti_err staged_write(fti_post *p, const fti_commit *c)
 static fti_err run_staged(fti_post *p, fti_commit *c)
 {
     fti_ctx *ctx = p->ctx;
-    fti_fault_phase("staged");
+    fti_fault_phase(FTI_PHASE_STAGED);
     fti_err e = staged_write(p, c);
     uint64_t v[3] = {p->bytes, e != FTI_E_OK, (uint64_t)p->wrote_live}, all[3] = {0, 1, 0};
     MPI_Allreduce(v, all, 3, MPI_UINT64_T, MPI_SUM, ctx->topo.flush);

@@ -209,29 +209,18 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     return 0;
 }
 
-/* "l<...>.fti" (layout.c's names), whose stem ends in suffix when given. */
-static int is_ckpt_file_of(const char *name, const char *suffix)
-{
-    const char *dot = strchr(name, '.');
-    if (name[0] != 'l' || dot == NULL || strstr(dot, ".fti") == NULL)
-        return 0;
-    size_t stem = (size_t)(dot - name), n = suffix ? strlen(suffix) : 0;
-    return suffix == NULL || (stem >= n && strncmp(dot - n, suffix, n) == 0);
-}
-
 /* Counts dir's checkpoint files of `rank` (-1: of any rank) and appends
  * the paths of the first ones to list (*shown of them in all, at most 4). */
 static int list_ours(const char *dir, int rank, char *list, size_t cap, int *shown)
 {
-    char suffix[32];
-    snprintf(suffix, sizeof suffix, "-rank%d", rank);
     DIR *d = opendir(dir);
     if (d == NULL)
         return 0;
     int count = 0;
     for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
         const char *nm = ent->d_name;
-        if (!is_ckpt_file_of(nm, rank < 0 ? NULL : suffix))
+        int owner;
+        if (!fti_name_ckpt(nm, &owner) || (rank >= 0 && owner != rank))
             continue;
         count++;
         if (*shown >= 4)
@@ -390,7 +379,7 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
         return nothing_to_restore(ctx);
     r->pending = 1;
     ctx->metrics.rec = (fti_recovery_timing){.start = fti_now()}; /* metrics */
-    fti_fault_phase("recovery");
+    fti_fault_phase(FTI_PHASE_RECOVERY);
     choose(ctx, cand, n);
     return r->available ? open_everywhere(ctx) : refuse(ctx);
 }

@@ -10,12 +10,9 @@ static const struct {
     const char *name;
     size_t size;
 } predefined[FTI_NPREDEFINED] = {
-    {"char", sizeof(char)},           {"short", sizeof(short)},
-    {"int", sizeof(int)},             {"long", sizeof(long)},
-    {"unsigned char", sizeof(unsigned char)}, {"unsigned short", sizeof(unsigned short)},
-    {"unsigned int", sizeof(unsigned int)},   {"unsigned long", sizeof(unsigned long)},
-    {"float", sizeof(float)},         {"double", sizeof(double)},
-    {"long double", sizeof(long double)},
+#define FTI_TYPE_ROW(NAME, id, ctype, kind, h5) [id] = {#ctype, sizeof(ctype)},
+    FTI_PREDEFINED_TYPES(FTI_TYPE_ROW)
+#undef FTI_TYPE_ROW
 };
 
 fti_err fti_registry_init(fti_registry *r)

@@ -11,6 +11,7 @@
 
 #include "device.h"
 #include "error.h"
+#include "fti_types_table.h"
 
 #define FTI_NAME_LEN 48
 #define FTI_FIRST_STRING_ID 0x40000000 /* ids handed out by FTI_setIDFromString */
@@ -66,8 +67,7 @@ typedef struct fti_registry {
     int no_device_lookup; /* [basic] device_backends = off: pointers are host memory */
 } fti_registry;
 
-/* Number of predefined types; their ids are 0..FTI_NPREDEFINED-1. */
-#define FTI_NPREDEFINED 11
+/* FTI_NPREDEFINED: the number of predefined types (fti_types_table.h). */
 
 fti_err fti_registry_init(fti_registry *r);
 void fti_registry_free(fti_registry *r);

@@ -22,24 +22,16 @@
 
 #define CHUNK (1u << 20)
 
-/* The predefined types (ids 0-10, the order of src/registry.c): name and the
- * numpy kind letter; sizes are this machine's. */
+/* The predefined types (fti_types_table.h): name and the numpy kind letter;
+ * sizes are this machine's. */
 static const struct ptype {
     const char *name;
     char kind;
     size_t size;
 } ptypes[FTI_NPREDEFINED] = {
-    {"char", CHAR_MIN < 0 ? 'i' : 'u', sizeof(char)},
-    {"short", 'i', sizeof(short)},
-    {"int", 'i', sizeof(int)},
-    {"long", 'i', sizeof(long)},
-    {"unsigned char", 'u', sizeof(unsigned char)},
-    {"unsigned short", 'u', sizeof(unsigned short)},
-    {"unsigned int", 'u', sizeof(unsigned int)},
-    {"unsigned long", 'u', sizeof(unsigned long)},
-    {"float", 'f', sizeof(float)},
-    {"double", 'f', sizeof(double)},
-    {"long double", 'f', sizeof(long double)},
+#define FTI_TYPE_ROW(NAME, id, ctype, kind, h5) [id] = {#ctype, kind, sizeof(ctype)},
+    FTI_PREDEFINED_TYPES(FTI_TYPE_ROW)
+#undef FTI_TYPE_ROW
 };
 
 static int is_predefined(int32_t type)

@@ -23,20 +23,14 @@
 
 /* ---- types ------------------------------------------------------------------ */
 
+/* A copy of predefined type `type`'s HDF5 native type (type < FTI_NPREDEFINED). */
 static hid_t predefined(int type)
 {
-    switch (type) { /* FTI_CHAR .. FTI_LDBE */
-    case 0: return H5Tcopy(H5T_NATIVE_CHAR);
-    case 1: return H5Tcopy(H5T_NATIVE_SHORT);
-    case 2: return H5Tcopy(H5T_NATIVE_INT);
-    case 3: return H5Tcopy(H5T_NATIVE_LONG);
-    case 4: return H5Tcopy(H5T_NATIVE_UCHAR);
-    case 5: return H5Tcopy(H5T_NATIVE_USHORT);
-    case 6: return H5Tcopy(H5T_NATIVE_UINT);
-    case 7: return H5Tcopy(H5T_NATIVE_ULONG);
-    case 8: return H5Tcopy(H5T_NATIVE_FLOAT);
-    case 9: return H5Tcopy(H5T_NATIVE_DOUBLE);
-    default: return H5Tcopy(H5T_NATIVE_LDOUBLE);
+    switch (type) {
+#define FTI_TYPE_CASE(NAME, id, ctype, kind, h5) case id: return H5Tcopy(h5);
+    FTI_PREDEFINED_TYPES(FTI_TYPE_CASE)
+#undef FTI_TYPE_CASE
+    default: return -1;
     }
 }
 
@@ -247,15 +241,15 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 {
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_global_h5(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
-    snprintf(tmp, sizeof tmp, "%.*s.tmp.h5", (int)(strlen(path) - 3), path);
+    fti_path_temp(tmp, path, "tmp");
     *bytes = 0;
     fti_err e = FTI_E_OK;
     H5E_BEGIN_TRY { /* our message names the file and variable */
         e = write_file(ctx, c, tmp);
     } H5E_END_TRY;
     if (e == FTI_E_OK) { /* the file is written and closed, not yet synced nor renamed */
-        fti_fault_phase("h5_write");
-        fti_fault_wrote("h5_write", tmp, 0, 0);
+        fti_fault_phase(FTI_PHASE_H5_WRITE);
+        fti_fault_wrote(FTI_PHASE_H5_WRITE, tmp, 0, 0);
         e = publish(ctx, tmp, path, bytes);
     }
     if (e != FTI_E_OK)

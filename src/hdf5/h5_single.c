@@ -177,12 +177,12 @@ fti_err fti_h5s_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
                                            "defined (FTI_DefineGlobalDataset)") : FTI_E_OK;
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = check_var(ctx, &ctx->reg.vars[i]);
-    if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK))
-        return e != FTI_E_OK ? e : fti_fail(FTI_E_ARG, "FTI_L4_H5_SINGLE: another rank's "
-                                            "variables do not fit their global datasets");
+    if ((e = fti_agree(ctx->topo.app, e, FTI_E_ARG, "FTI_L4_H5_SINGLE: another rank's variables "
+                       "do not fit their global datasets")) != FTI_E_OK)
+        return e;
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX + 8];
     fti_path_global_h5single(&ctx->dirs, path, c->slot);
-    snprintf(tmp, sizeof tmp, "%.*s.tmp.h5", (int)(strlen(path) - 3), path);
+    fti_path_temp(tmp, path, "tmp");
     int ok = 1, rank0 = ctx->topo.app_rank == 0;
     if (rank0) { /* 0600: HDF5's truncation keeps the mode, its creation would not */
         int fd = fti_open_new(tmp);
@@ -303,9 +303,12 @@ fti_err fti_h5s_verify(fti_ctx *ctx, const fti_commit *c)
 {
     char path[FTI_PATH_MAX], why[256] = "cannot be opened";
     fti_path_global_h5single(&ctx->dirs, path, c->slot);
-    int ok = access(path, R_OK) == 0;
-    if (!fti_all_ok(ctx->topo.app, ok))
-        return fti_fail(FTI_E_MISSING, "FTI_L4_H5_SINGLE: shared file %s: missing", path);
+    fti_err e = access(path, R_OK) == 0 ? FTI_E_OK
+              : fti_fail(FTI_E_MISSING, "FTI_L4_H5_SINGLE: shared file %s: missing", path);
+    if ((e = fti_agree(ctx->topo.app, e, FTI_E_MISSING, "FTI_L4_H5_SINGLE: shared file %s: "
+                       "missing on another rank", path)) != FTI_E_OK)
+        return e;
+    int ok;
     H5E_BEGIN_TRY {
         hid_t f = open_file(path, ctx->topo.app, 0);
         ok = f >= 0 && check_rows(ctx, f, c, why, sizeof why) == 0;

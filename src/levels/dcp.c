@@ -52,7 +52,7 @@ static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
     if (fti_recover_passed_over(ctx, cur))
         return 0; /* the restart could not restore it: never build on it */
     char path[FTI_PATH_MAX];
-    fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
+    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
     fti_err e = fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev);
     if (e == FTI_E_OK && (e = fti_dcp_check_owner(prev, path, cur->nonce)) != FTI_E_OK)
         fti_dcp_layer_free(prev);
@@ -175,8 +175,8 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
     if (e != FTI_E_OK)
         return e;
     /* the blocks are written, the map is not */
-    fti_fault_phase("dcp_layer");
-    fti_fault_wrote("dcp_layer", w->path, 0, 0);
+    fti_fault_phase(FTI_PHASE_DCP_LAYER);
+    fti_fault_wrote(FTI_PHASE_DCP_LAYER, w->path, 0, 0);
     unsigned char *hdr = NULL;
     if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
         return e;
@@ -203,8 +203,8 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     int have_prev = load_prev(ctx, &prev);
     fti_err e = plan_layer(ctx, c, have_prev ? &prev : NULL, &l);
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
-    fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
-    fti_l4_temp_path(tmp, path, "tmp");
+    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    fti_path_temp(tmp, path, "tmp");
     writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0};
     if (e == FTI_E_OK &&
         (w.fd = fti_open_new(tmp)) < 0)
@@ -262,7 +262,7 @@ static fti_err top_layer_ours(const fti_ctx *ctx, const fti_commit *c)
 {
     char path[FTI_PATH_MAX];
     fti_dcp_layer l;
-    fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
     fti_err e = fti_dcp_read(path, ctx->topo.app_rank, c->seq, &l);
     if (e != FTI_E_OK)
         return e;
@@ -310,7 +310,7 @@ static uint64_t oldest_needed(const fti_ctx *ctx)
             continue;
         char path[FTI_PATH_MAX];
         fti_dcp_layer l;
-        fti_dcp_path(path, ctx->dirs.global, ctx->topo.app_rank, cs[i]->seq);
+        fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cs[i]->seq);
         if (fti_dcp_read(path, ctx->topo.app_rank, cs[i]->seq, &l) != FTI_E_OK)
             return 0;
         if (l.base_seq < min)
@@ -318,21 +318,6 @@ static uint64_t oldest_needed(const fti_ctx *ctx)
         fti_dcp_layer_free(&l);
     }
     return min;
-}
-
-/* "l4-dcp-rank<R>-<seq>.fti" (or ".tmp.fti") of this rank: *seq, *tmp. */
-static int parse_name(const char *name, int rank, uint64_t *seq, int *tmp)
-{
-    char prefix[64];
-    int n = snprintf(prefix, sizeof prefix, "l4-dcp-rank%d-", rank);
-    if (strncmp(name, prefix, (size_t)n) != 0)
-        return 0;
-    char *end = NULL;
-    *seq = strtoull(name + n, &end, 10);
-    if (end == name + n)
-        return 0;
-    *tmp = strcmp(end, ".tmp.fti") == 0;
-    return *tmp || strcmp(end, ".fti") == 0;
 }
 
 void fti_dcp_collect(fti_ctx *ctx)
@@ -349,7 +334,7 @@ void fti_dcp_collect(fti_ctx *ctx)
     while ((ent = readdir(d)) != NULL) {
         uint64_t seq;
         int tmp;
-        if (!parse_name(ent->d_name, ctx->topo.app_rank, &seq, &tmp) || (!tmp && seq >= keep_from))
+        if (!fti_name_dcp_layer(ent->d_name, ctx->topo.app_rank, &seq, &tmp) || (!tmp && seq >= keep_from))
             continue;
         snprintf(path, sizeof path, "%s/%s", ctx->dirs.global, ent->d_name);
         if (unlink(path) != 0 && errno != ENOENT)

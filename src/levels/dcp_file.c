@@ -12,6 +12,7 @@
 #include "fio.h"
 #include "integrity.h"
 #include "l4_codec.h"
+#include "layout.h"
 #include "le_field.h"
 #include "log.h"
 #include "safe_fs.h"
@@ -62,7 +63,7 @@ uint64_t fti_dcp_data_offset(const fti_file_header *image, uint64_t nblocks)
 
 void fti_dcp_path(char *out, const char *dir, int rank, uint64_t seq)
 {
-    snprintf(out, FTI_PATH_MAX, "%s/l4-dcp-rank%d-%llu.fti", dir, rank, (unsigned long long)seq);
+    fti_path_dcp_layer(out, dir, rank, seq);
 }
 
 static void encode_fixed(const fti_dcp_layer *l, unsigned char *p)
@@ -251,7 +252,7 @@ static fti_err chain_fd(chain *c, uint64_t seq, int *fd)
             *fd = c->fd[i];
             return FTI_E_OK;
         }
-    fti_dcp_path(c->path, c->dir, c->rank, seq);
+    fti_path_dcp_layer(c->path, c->dir, c->rank, seq);
     if (c->n == DCP_MAX_CHAIN)
         return fti_fail(FTI_E_CORRUPT, "dCP: chain of rank %d longer than %d layers", c->rank,
                         DCP_MAX_CHAIN);
@@ -282,7 +283,7 @@ static fti_err copy_block(chain *c, const fti_dcp_block *b, uint64_t len, int fd
     fti_err e = chain_fd(c, b->seq, &src);
     if (e != FTI_E_OK)
         return e;
-    fti_dcp_path(c->path, c->dir, c->rank, b->seq);
+    fti_path_dcp_layer(c->path, c->dir, c->rank, b->seq);
     if (fti_pread_full(src, buf, (size_t)len, (off_t)b->offset) != 0)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: block at %llu unreadable: %s", c->path,
                         (unsigned long long)b->offset, fti_fs_strerror(errno));
@@ -363,7 +364,7 @@ fti_err fti_dcp_assemble(const char *dir, int rank, uint64_t seq, int fd, const 
 {
     chain c = {.dir = dir, .rank = rank};
     char path[FTI_PATH_MAX];
-    fti_dcp_path(path, dir, rank, seq);
+    fti_path_dcp_layer(path, dir, rank, seq);
     fti_dcp_layer l;
     fti_err e = fti_dcp_read(path, rank, seq, &l);
     if (e != FTI_E_OK)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ckpt_expect.h"
-#include "fti.h"
+#include "fti_types_table.h"
 #include "integrity.h"
 #include "log.h"
 
@@ -106,7 +106,7 @@ int fti_l4_float_spans(const fti_file_header *h, fti_l4_span **out)
     *out = h->nvars > 0 ? calloc(h->nvars, sizeof **out) : NULL;
     for (uint32_t i = 0; *out != NULL && i < h->nvars; i++) {
         const fti_file_entry *v = &h->vars[i];
-        uint32_t stride = v->type == FTI_DBLE ? 8 : v->type == FTI_SFLT ? 4 : 0;
+        uint32_t stride = v->type == FTI_TYPE_DBLE ? 8 : v->type == FTI_TYPE_SFLT ? 4 : 0;
         if (stride != 0 && v->nbytes > 0)
             (*out)[n++] = (fti_l4_span){v->offset, v->nbytes, stride};
     }

@@ -36,10 +36,7 @@ size_t fti_l4_chunk(const fti_ctx *ctx)
 
 void fti_l4_temp_path(char *out, const char *path, const char *tag)
 {
-    size_t n = strlen(path);
-    if (n > 4 && strcmp(path + n - 4, ".fti") == 0)
-        n -= 4;
-    snprintf(out, FTI_PATH_MAX, "%.*s.%s.fti", (int)n, path, tag);
+    fti_path_temp(out, path, tag);
 }
 
 void fti_l4_reuse_old(const char *global, const char *tmp)
@@ -222,7 +219,7 @@ fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
     char local[FTI_PATH_MAX], global[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
     fti_path_global(&ctx->dirs, global, c->slot, rank);
-    fti_l4_temp_path(tmp, global, "tmp");
+    fti_path_temp(tmp, global, "tmp");
     fti_l4_reuse_old(global, tmp);
     uint64_t size = 0;
     fti_err e = fti_l4_pack(ctx, c, who.s, local, tmp, &size);
@@ -254,7 +251,7 @@ fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *h
     fti_l4_who_of(&who, ctx->topo.app_rank);
     char global[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_global(&ctx->dirs, global, c->slot, ctx->topo.app_rank);
-    fti_l4_temp_path(tmp, global, "tmp");
+    fti_path_temp(tmp, global, "tmp");
     fti_l4_reuse_old(global, tmp);
     fti_err e;
     if (c->codec == FTI_CODEC_NONE) { /* the checkpoint file itself, hashed as it is written */

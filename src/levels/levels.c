@@ -12,7 +12,7 @@ const fti_level_ops *fti_level(int level)
     }
 }
 
-const char *fti_level_phase(int level)
+fti_phase fti_level_phase(int level)
 {
-    return level == 2 ? "l2_send" : level == 3 ? "l3_encode" : "l4_flush";
+    return level == 2 ? FTI_PHASE_L2_SEND : level == 3 ? FTI_PHASE_L3_ENCODE : FTI_PHASE_L4_FLUSH;
 }

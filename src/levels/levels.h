@@ -8,6 +8,7 @@
 #define FTI_LEVELS_H
 
 #include "context.h"
+#include "fault.h"
 #include "ring.h"
 
 typedef struct fti_level_ops {
@@ -41,7 +42,7 @@ typedef struct fti_level_ops {
 } fti_level_ops;
 
 /* The fault-injection phase of level 2-4's post-processing (FTI_FAULT). */
-const char *fti_level_phase(int level);
+fti_phase fti_level_phase(int level);
 
 /* The ops of level 2-4, or NULL. */
 const fti_level_ops *fti_level(int level);

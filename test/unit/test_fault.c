@@ -87,6 +87,15 @@ static void test_rejects_points_that_cannot_inject(void **state)
         assert_int_equal(fti_fault_enabled, 0);
         assert_non_null(strstr(fti_last_error(), bad[i]));
     }
+    /* The refusal names the misspelt phase and lists the valid ones. */
+    assert_int_equal(init_with("crash:l2_sned", 0), -1);
+    assert_non_null(strstr(fti_last_error(), "unknown phase 'l2_sned' (phases: after_local_write, "
+                                             "l2_send, l3_encode, l4_flush, dcp_layer, h5_write, "
+                                             "before_commit, after_commit, recovery, staged)"));
+    assert_int_equal(init_with("flip:before_commit", 0), -1);
+    assert_non_null(strstr(fti_last_error(), "flip and truncate need a phase that writes a file, "
+                                             "not 'before_commit': after_local_write, l2_send, "
+                                             "l3_encode, l4_flush, dcp_layer, h5_write"));
     const char *good[] = {"flip:l2_send", "truncate:l3_encode:2", "flip:l4_flush@1+3",
                           "truncate:after_local_write", "crash:recovery", "crash:before_commit@0",
                           "write:3:ENOSPC", "crash:after_commit@3", "flip:l2_send@0+3", NULL};
@@ -99,13 +108,16 @@ static void test_flip_damages_the_written_file(void **state)
 {
     (void)state;
     int changed[SIZE * 2], n;
-    for (const char *const *ph = (const char *const[]){"l2_send", "l3_encode", "l4_flush",
-                                                        "after_local_write", NULL}; *ph; ph++) {
+    for (const fti_phase *ph = (const fti_phase[]){FTI_PHASE_L2_SEND, FTI_PHASE_L3_ENCODE,
+                                                   FTI_PHASE_L4_FLUSH, FTI_PHASE_AFTER_LOCAL_WRITE,
+                                                   FTI_PHASE_DCP_LAYER, FTI_PHASE_H5_WRITE,
+                                                   FTI_PHASE_COUNT};
+         *ph != FTI_PHASE_COUNT; ph++) {
         char spec[64];
-        snprintf(spec, sizeof spec, "flip:%s", *ph);
+        snprintf(spec, sizeof spec, "flip:%s", fti_fault_phase_name(*ph));
         assert_int_equal(init_with(spec, 0), 0);
         make_file();
-        fti_fault_wrote("some_other_phase", scratch, 0, 0);
+        fti_fault_wrote(*ph == FTI_PHASE_L2_SEND ? FTI_PHASE_L3_ENCODE : FTI_PHASE_L2_SEND, scratch, 0, 0);
         assert_int_equal(read_file(changed, &n), SIZE);
         assert_int_equal(n, 0);
         fti_fault_wrote(*ph, scratch, 0, 0);
@@ -121,24 +133,24 @@ static void test_second_time_and_region(void **state)
     int changed[SIZE * 2], n;
     assert_int_equal(init_with("flip:l4_flush:2", 0), 0);
     make_file();
-    fti_fault_wrote("l4_flush", scratch, 16, 16); /* first time: nothing */
+    fti_fault_wrote(FTI_PHASE_L4_FLUSH, scratch, 16, 16); /* first time: nothing */
     read_file(changed, &n);
     assert_int_equal(n, 0);
-    fti_fault_wrote("l4_flush", scratch, 16, 16); /* second: the region's last byte */
+    fti_fault_wrote(FTI_PHASE_L4_FLUSH, scratch, 16, 16); /* second: the region's last byte */
     read_file(changed, &n);
     assert_int_equal(n, 1);
     assert_int_equal(changed[0], 31);
-    fti_fault_wrote("l4_flush", scratch, 16, 16); /* once only */
+    fti_fault_wrote(FTI_PHASE_L4_FLUSH, scratch, 16, 16); /* once only */
     read_file(changed, &n);
     assert_int_equal(n, 1);
 
     assert_int_equal(init_with("truncate:l3_encode", 0), 0);
     make_file();
-    fti_fault_wrote("l3_encode", scratch, 0, 0);
+    fti_fault_wrote(FTI_PHASE_L3_ENCODE, scratch, 0, 0);
     assert_int_equal(read_file(changed, &n), SIZE / 2);
     assert_int_equal(init_with("truncate:l4_flush", 0), 0);
     make_file();
-    fti_fault_wrote("l4_flush", scratch, 32, 16);
+    fti_fault_wrote(FTI_PHASE_L4_FLUSH, scratch, 32, 16);
     assert_int_equal(read_file(changed, &n), 40);
 }
 
@@ -149,13 +161,48 @@ static void test_other_ranks_untouched(void **state)
     assert_int_equal(init_with("flip:l2_send@1+3", 2), 0);
     assert_int_equal(fti_fault_enabled, 0); /* nothing selected on rank 2 */
     make_file();
-    fti_fault_wrote("l2_send", scratch, 0, 0);
+    fti_fault_wrote(FTI_PHASE_L2_SEND, scratch, 0, 0);
     read_file(changed, &n);
     assert_int_equal(n, 0);
     assert_int_equal(init_with("flip:l2_send@1+3", 3), 0);
-    fti_fault_wrote("l2_send", scratch, 0, 0);
+    fti_fault_wrote(FTI_PHASE_L2_SEND, scratch, 0, 0);
     read_file(changed, &n);
     assert_int_equal(n, 1);
+}
+
+/* The phase table: every name maps back to its phase, and fti-fault's
+ * scenario checker (PHASE_NEEDS) knows exactly these names. */
+static void test_phase_table(void **state)
+{
+    (void)state;
+    for (int i = 0; i < FTI_PHASE_COUNT; i++)
+        assert_int_equal(fti_fault_phase_by_name(fti_fault_phase_name((fti_phase)i)), i);
+    assert_int_equal(fti_fault_phase_by_name("l4_flsh"), -1);
+    assert_string_equal(fti_fault_phase_name(FTI_PHASE_COUNT), "?");
+    FILE *f = fopen(FTI_SOURCE_DIR "/tools/fti-fault", "r");
+    assert_non_null(f);
+    char line[512], needs[2048] = "";
+    int in = 0;
+    while (fgets(line, sizeof line, f)) { /* PHASE_NEEDS = {...}: up to the closing brace */
+        in = in || strncmp(line, "PHASE_NEEDS = {", 15) == 0;
+        if (in)
+            strncat(needs, line, sizeof needs - strlen(needs) - 1);
+        if (in && strchr(line, '}'))
+            break;
+    }
+    fclose(f);
+    int keys = 0;
+    for (const char *q = strchr(needs, '"'); q; q = strchr(q + 1, '"'))
+        if (strchr(q + 1, '"') && strchr(q + 1, '"')[1] == ':') { /* a key: "name": */
+            char name[64];
+            size_t len = (size_t)(strchr(q + 1, '"') - q - 1);
+            snprintf(name, sizeof name, "%.*s", (int)len, q + 1);
+            if (fti_fault_phase_by_name(name) < 0)
+                fail_msg("tools/fti-fault's PHASE_NEEDS has '%s', which the library lacks", name);
+            keys++;
+            q = strchr(q + 1, '"');
+        }
+    assert_int_equal(keys, FTI_PHASE_COUNT);
 }
 
 static void test_local_test_node_folder(void **state)
@@ -186,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_flip_damages_the_written_file),
         cmocka_unit_test(test_second_time_and_region),
         cmocka_unit_test(test_other_ranks_untouched),
+        cmocka_unit_test(test_phase_table),
         cmocka_unit_test(test_local_test_node_folder),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
