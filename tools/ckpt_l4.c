@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ckpt_tool.h"
+#include "layout.h"
 #include "fio.h"
 #include "levels/dcp_file.h"
 #ifdef FTI_HAVE_HDF5
@@ -120,7 +121,7 @@ static int use_converted(piece *p, ckpt_file *f, fti_err e)
  * block hash), then read like a per-rank copy. */
 static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
-    fti_dcp_path(p->path, t->dirs.global, rank, c->seq);
+    fti_path_dcp_layer(p->path, t->dirs.global, rank, c->seq);
     snprintf(f->path, sizeof f->path, "%s", p->path);
     FILE *tmp = tmpfile();
     if (tmp == NULL) {

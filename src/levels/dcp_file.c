@@ -61,11 +61,6 @@ uint64_t fti_dcp_data_offset(const fti_file_header *image, uint64_t nblocks)
     return (end + FTI_FILE_ALIGN - 1) & ~(uint64_t)(FTI_FILE_ALIGN - 1);
 }
 
-void fti_dcp_path(char *out, const char *dir, int rank, uint64_t seq)
-{
-    fti_path_dcp_layer(out, dir, rank, seq);
-}
-
 static void encode_fixed(const fti_dcp_layer *l, unsigned char *p)
 {
     memcpy(p, FTI_DCP_MAGIC, 8);

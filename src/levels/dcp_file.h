@@ -70,11 +70,6 @@ void fti_dcp_layer_free(fti_dcp_layer *l);
  * every block is taken only when its bytes hash to l's map entry.) */
 fti_err fti_dcp_check_owner(const fti_dcp_layer *l, const char *path, uint64_t nonce);
 
-/* Name of rank's layer `seq` in directory dir (FTI_PATH_MAX buffer): the
- * rule is layout.c's fti_path_dcp_layer, which the library calls; this name
- * stays for tools/ckpt_l4.c. */
-void fti_dcp_path(char *out, const char *dir, int rank, uint64_t seq);
-
 /* Writes the checkpoint file that layer `seq` of rank stands for (from the
  * layers in dir) to fd: every block checked against its map hash, every
  * variable's block hashes against its layer checksum (fti_dcp_var_sum);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collective.h"
+#include "layout.h"
 #include "fault.h"
 #include "fio.h"
 #include "l4_pfs.h"
@@ -42,16 +43,6 @@ static MPI_Comm flush_comm(const fti_ctx *ctx)
     return ctx->topo.flush;
 }
 
-/* Ends a collective step: every rank learns whether all succeeded. */
-static fti_err agreed(MPI_Comm comm, int rank, fti_err mine, const char *what)
-{
-    if (fti_all_ok(comm, mine == FTI_E_OK))
-        return FTI_E_OK;
-    if (mine != FTI_E_OK)
-        return mine;
-    return fti_fail(FTI_E_IO, "L4 rank %d: %s failed on another rank", rank, what);
-}
-
 /* ---- writing ------------------------------------------------------------- */
 
 typedef struct sh_writer {
@@ -68,6 +59,13 @@ typedef struct sh_writer {
     unsigned char *buf;
     uint64_t *all;           /* rank 0: (offset, length) of every rank */
 } sh_writer;
+
+/* fti_agree for one step of the shared write, naming this rank and the step. */
+static fti_err agree_step(const sh_writer *w, fti_err mine, const char *step)
+{
+    return fti_agree(w->comm, mine, FTI_E_IO, "L4 rank %d: %s failed on another rank",
+                     w->ctx->topo.app_rank, step);
+}
 
 /* The buffers of the write: every rank's, and rank 0's table. */
 static fti_err alloc_buffers(sh_writer *w)
@@ -95,7 +93,7 @@ static fti_err open_packed(sh_writer *w)
 /* The piece is compressed first, into a temporary file beside the local one. */
 static void name_temp_copy(sh_writer *w)
 {
-    fti_l4_temp_path(w->packed, w->local, "z");
+    fti_path_temp(w->packed, w->local, "z");
     w->packed_is_temp = 1;
 }
 
@@ -251,8 +249,7 @@ static fti_err write_shared(sh_writer *w)
         fti_l4_reuse_old(w->final, w->tmp); /* overwritten in place, as the POSIX files */
         pre = precreate(w);
     }
-    if ((pre = agreed(w->comm, w->ctx->topo.app_rank, pre, "creating the shared global file")) !=
-        FTI_E_OK)
+    if ((pre = agree_step(w, pre, "creating the shared global file")) != FTI_E_OK)
         return pre;
     int rc = MPI_File_open(w->comm, w->tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     fti_err e = rc == MPI_SUCCESS ? FTI_E_OK
@@ -260,7 +257,7 @@ static fti_err write_shared(sh_writer *w)
                                              w->who.s, w->tmp, mpi_error(rc, msg));
     /* MPI-IO agrees on the outcome of an open; should it ever not, the
      * ranks that opened leak the handle rather than wait in a close. */
-    if ((e = agreed(w->comm, w->ctx->topo.app_rank, e, "opening the shared global file")) != FTI_E_OK)
+    if ((e = agree_step(w, e, "opening the shared global file")) != FTI_E_OK)
         return e;
     e = write_rounds(w, fh, rounds);
     if (w->ctx->topo.app_rank == 0 && e == FTI_E_OK)
@@ -309,7 +306,7 @@ static void writer_init(sh_writer *w, fti_ctx *ctx, const fti_commit *c)
     w->chunk = fti_l4_chunk(ctx);
     fti_l4_who_of(&w->who, ctx->topo.app_rank);
     fti_path_global_shared(&ctx->dirs, w->final, c->slot);
-    fti_l4_temp_path(w->tmp, w->final, "tmp");
+    fti_path_temp(w->tmp, w->final, "tmp");
 }
 
 /* Collective: the prepared pieces (prepared = this rank's outcome) become
@@ -317,9 +314,9 @@ static void writer_init(sh_writer *w, fti_ctx *ctx, const fti_commit *c)
 static fti_err write_and_publish(sh_writer *w, fti_err prepared)
 {
     int rank = w->ctx->topo.app_rank;
-    fti_err e = agreed(w->comm, rank, prepared, "preparing the L4 piece");
+    fti_err e = agree_step(w, prepared, "preparing the L4 piece");
     if (e == FTI_E_OK)
-        e = agreed(w->comm, rank, write_shared(w), "writing the shared global file");
+        e = agree_step(w, write_shared(w), "writing the shared global file");
     if (e == FTI_E_OK)
         e = publish(w);
     if (e == FTI_E_OK) /* this rank's piece of the published file */

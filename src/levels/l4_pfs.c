@@ -34,11 +34,6 @@ size_t fti_l4_chunk(const fti_ctx *ctx)
     return t > (1 << 30) ? (size_t)1 << 30 : (size_t)t;
 }
 
-void fti_l4_temp_path(char *out, const char *path, const char *tag)
-{
-    fti_path_temp(out, path, tag);
-}
-
 void fti_l4_reuse_old(const char *global, const char *tmp)
 {
     struct stat st;

@@ -25,10 +25,6 @@ void fti_l4_who_of(fti_l4_who *w, int rank);
  * piece always fits an MPI count (int). */
 size_t fti_l4_chunk(const fti_ctx *ctx);
 
-/* layout.c's fti_path_temp, the library's rule for temporary names; this
- * name stays for levels/l4_mpiio.c. */
-void fti_l4_temp_path(char *out, const char *path, const char *tag);
-
 /* The slot's old global file `global` becomes the temporary `tmp` that the
  * new checkpoint overwrites in place: on tmpfs (and page-cached file
  * systems) a new file costs page allocation and replacing the old one frees

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "fio.h"
 #include "integrity.h"
+#include "layout.h"
 #include "levels/dcp_file.h"
 #include "log.h"
 
@@ -57,7 +58,7 @@ static void write_layer(uint64_t seq, const unsigned char *data, const unsigned 
     l->data_offset = fti_dcp_data_offset(&l->image, l->nblocks);
     l->map = calloc(l->nblocks, sizeof *l->map);
     char path[FTI_PATH_MAX];
-    fti_dcp_path(path, dir, 0, seq);
+    fti_path_dcp_layer(path, dir, 0, seq);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     assert_true(fd >= 0);
     for (uint64_t b = 0; b < l->nblocks; b++) {
@@ -138,7 +139,7 @@ static fti_err assemble(uint64_t seq, const unsigned char *want)
 static void damaged(uint64_t seq, long off, int truncate_to, uint64_t check_seq, fti_err want)
 {
     char path[FTI_PATH_MAX], cmd[3 * FTI_PATH_MAX];
-    fti_dcp_path(path, dir, 0, seq);
+    fti_path_dcp_layer(path, dir, 0, seq);
     snprintf(cmd, sizeof cmd, "cp '%s' '%s.orig'", path, path);
     assert_int_equal(system(cmd), 0);
     int fd = open(path, O_RDWR);
@@ -184,7 +185,7 @@ static void test_map_checksum(void **state)
     (void)state;
     fti_dcp_layer l;
     char path[FTI_PATH_MAX];
-    fti_dcp_path(path, dir, 0, 2);
+    fti_path_dcp_layer(path, dir, 0, 2);
     assert_int_equal(fti_dcp_read(path, 0, 2, &l), FTI_E_OK);
     long map_at = FTI_DCP_FIXED + (long)l.image.data_offset;
     fti_dcp_layer_free(&l);
@@ -197,7 +198,7 @@ static void test_missing_base(void **state)
 {
     (void)state;
     char path[FTI_PATH_MAX], moved[FTI_PATH_MAX + 8];
-    fti_dcp_path(path, dir, 0, 1);
+    fti_path_dcp_layer(path, dir, 0, 1);
     snprintf(moved, sizeof moved, "%s.away", path);
     assert_int_equal(rename(path, moved), 0);
     assert_int_equal(assemble(2, data2), FTI_E_MISSING);
@@ -218,7 +219,7 @@ static void test_var_sum(void **state)
     assert_int_equal(assemble(3, data1), FTI_E_CORRUPT);
     assert_non_null(strstr(fti_last_error(), "do not match its checksum"));
     char path[FTI_PATH_MAX];
-    fti_dcp_path(path, dir, 0, 3);
+    fti_path_dcp_layer(path, dir, 0, 3);
     assert_int_equal(unlink(path), 0);
     char out[2048];
     snprintf(out, sizeof out, "%s/image", dir);
