@@ -11,18 +11,9 @@
 
 #include "collective.h"
 #include "log.h"
+#include "../check.h"
 
 static int rank, failures;
-
-#define CHECK(cond, ...)                                                         \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            failures++;                                                          \
-            fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                        \
-            fprintf(stderr, " (last error: '%s')\n", fti_last_error());          \
-        }                                                                        \
-    } while (0)
 
 /* Every rank succeeds: OK everywhere, nothing recorded. */
 static void all_succeed(void)

@@ -23,6 +23,7 @@
 #include "levels/levels.h"
 #include "log.h"
 #include "recover.h"
+#include "../check.h"
 
 #define NI 100
 #define ND 37
@@ -30,16 +31,6 @@
 static int rank, nranks, failures;
 static int ints[NI];
 static double dbls[ND];
-
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__);                      \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fprintf(stderr, " (last error: %s)\n", fti_last_error());                       \
-        }                                                                                   \
-    } while (0)
 
 static void fill(int seed)
 {
