@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "integrity.h"
+#include "base/integrity.h"
 
 #define MAX_REPS 50
 

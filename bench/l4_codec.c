@@ -22,8 +22,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "config.h"
-#include "levels/l4_codec.h"
+#include "base/config.h"
+#include "format/l4_codec.h"
 
 typedef struct membuf {
     unsigned char *p;

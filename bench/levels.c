@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "integrity.h"
+#include "base/integrity.h"
 
 #define MAX_REPS 16
 #define CHUNK ((size_t)1 << 20)

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "levels/rs_codec.h"
+#include "format/rs_codec.h"
 #ifdef BENCH_HAVE_JERASURE /* optional: found at configure time, bench only */
 #include <jerasure.h>
 #endif

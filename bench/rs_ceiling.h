@@ -2,7 +2,7 @@
  * rs_ceiling.h - one core's Reed-Solomon encode through jerasure's or ISA-L's
  * own whole-matrix call, used directly: the ceiling that L3's encode is
  * measured against, not a second implementation (the library's one code is
- * src/levels/rs_codec.c). Same matrix as L3 (jerasure's Vandermonde, from
+ * src/format/rs_codec.c). Same matrix as L3 (jerasure's Vandermonde, from
  * rs_codec). The jerasure engine exists only where the bench's configure
  * found jerasure (the library no longer uses it). k must equal m.
  */

@@ -28,7 +28,7 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "levels/rs_codec.h"
+#include "format/rs_codec.h"
 #include "rs_ceiling.h"
 
 typedef struct bench_cfg {

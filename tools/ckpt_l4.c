@@ -1,13 +1,13 @@
 /*
  * ckpt_l4.c - level 4 for fti-ckpt: a rank's global copy, in each of the
- * library's layouts (src/levels/l4_pfs.c, l4_mpiio.c, l4_codec.c):
+ * library's layouts (src/stores/l4_pfs.c, l4_mpiio.c, l4_codec.c):
  *   ckpt_io 1: l4-s<slot>-rank<r>.fti, the rank's local file as is, or a
  *              compressed stream (FTIL4Z, l4_compression);
  *   ckpt_io 2: l4-s<slot>-shared.fti, one file for all ranks: a header, an
  *              index of (offset, length) per rank, then each rank's piece
  *              (its local file, as is or compressed);
  *   dCP (io 8): l4-dcp-rank<r>-<seq>.fti and the older layers of its chain
- *              (levels/dcp_file.h), assembled by the library's own code into
+ *              (format/dcp_file.h), assembled by the library's own code into
  *              an unnamed temporary file outside checkpoint storage.
  * Whatever the layout, the original bytes of the rank's file are streamed
  * (copied, or decoded with the library's own decoder, which checks every
@@ -27,17 +27,17 @@
 #include <unistd.h>
 
 #include "ckpt_tool.h"
-#include "layout.h"
-#include "fio.h"
-#include "levels/dcp_file.h"
+#include "format/layout.h"
+#include "base/fio.h"
+#include "format/dcp_file.h"
 #ifdef FTI_HAVE_HDF5
-#include "hdf5/h5_file.h"
+#include "stores/hdf5/h5_file.h"
 #endif
-#include "levels/l4_codec.h"
-#include "levels/l4_kind.h"
-#include "levels/l4_shared.h"
-#include "log.h"
-#include "safe_fs.h"
+#include "format/l4_codec.h"
+#include "format/l4_kind.h"
+#include "format/l4_shared.h"
+#include "base/log.h"
+#include "base/safe_fs.h"
 
 #define COPY_CHUNK ((size_t)4 << 20)
 
@@ -191,7 +191,7 @@ static int refuse_h5_shared(const ckpt_tool *t, const fti_commit *c, int rank, p
     return -1;
 }
 
-/* How this tool reads a rank's bytes from each L4 store (levels/l4_kind.h),
+/* How this tool reads a rank's bytes from each L4 store (format/l4_kind.h),
  * and what it calls them: the file, or "(what [rank])" after it. */
 static const struct reader {
     int (*locate)(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f);

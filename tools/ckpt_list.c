@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "ckpt_tool.h"
-#include "levels/dcp_file.h"
-#include "levels/l4_kind.h"
+#include "format/dcp_file.h"
+#include "format/l4_kind.h"
 
 typedef struct row {
     fti_commit c;

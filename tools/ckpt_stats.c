@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "ckpt_tool.h"
-#include "safe_fs.h"
+#include "base/safe_fs.h"
 
 #define MAX_FIELDS 64
 #define MAX_GROUPS 32

@@ -1,7 +1,7 @@
 /*
  * ckpt_store.c - fti-ckpt's view of a config's storage: the commit record,
  * and where every file of a checkpoint lives (which node, which name).
- * The naming is the library's own (src/layout.c); only the node-local
+ * The naming is the library's own (src/format/layout.c); only the node-local
  * directory of each node is chosen here (--nodes).
  */
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "ckpt_tool.h"
-#include "log.h"
-#include "plan.h"
+#include "base/log.h"
+#include "format/plan.h"
 
 void ckpt_error(const char *fmt, ...)
 {
@@ -141,7 +141,7 @@ int ckpt_check_mapping(const ckpt_tool *t, const fti_commit *c, int need_groups,
     return CKPT_EXIT_USAGE;
 }
 
-/* The job's shape as the library places ranks (src/plan.c); one node of
+/* The job's shape as the library places ranks (src/format/plan.c); one node of
  * every rank when the ranks per node are not known. */
 static fti_shape shape_of(const ckpt_tool *t, const fti_commit *c)
 {

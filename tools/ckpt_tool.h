@@ -11,11 +11,11 @@
 
 #include <stdint.h>
 
-#include "ckpt_expect.h"
-#include "ckpt_file.h"
-#include "config.h"
-#include "layout.h"
-#include "meta.h"
+#include "format/ckpt_expect.h"
+#include "format/ckpt_file.h"
+#include "base/config.h"
+#include "format/layout.h"
+#include "format/meta.h"
 
 /* Exit codes of every command. */
 enum {
@@ -101,7 +101,7 @@ void ckpt_path_partner(const ckpt_tool *t, const fti_commit *c, int rank, char *
 void ckpt_path_parity(const ckpt_tool *t, const fti_commit *c, int rank, char *out);
 
 /* Verifies a checkpoint file (header, and with full every data checksum)
- * and checks it against x, the library's rules (src/ckpt_expect.h) into f;
+ * and checks it against x, the library's rules (src/format/ckpt_expect.h) into f;
  * *hdr, when not NULL, receives the header when f->st is CK_OK (free it
  * with fti_file_header_free). */
 void ckpt_check_file(const char *path, const fti_expect *x, int full, ckpt_file *f,

@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "ckpt_tool.h"
-#include "fio.h"
-#include "integrity.h"
-#include "registry.h"
-#include "safe_fs.h"
+#include "base/fio.h"
+#include "base/integrity.h"
+#include "core/registry.h"
+#include "base/safe_fs.h"
 
 #define CHUNK (1u << 20)
 

@@ -3,8 +3,8 @@
  * committed checkpoint, and for each rank whether a restart could restore
  * it: from its own file, its L2 partner copy, its L3 group's parity, or its
  * L4 global copy. Which file may be restored for which rank is decided by
- * the library's own rules (src/ckpt_expect.c); a checkpoint is restored
- * only when every rank can be (src/recover.c).
+ * the library's own rules (src/format/ckpt_expect.c); a checkpoint is restored
+ * only when every rank can be (src/core/recover.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include "ckpt_tool.h"
-#include "log.h"
-#include "levels/rs_codec.h"
-#include "plan.h"
+#include "base/log.h"
+#include "format/rs_codec.h"
+#include "format/plan.h"
 
 #define MAX_G FTI_GROUP_MAX
 
@@ -115,7 +115,7 @@ static void check_rank(const job *j, int rank)
 
 /* ---- level 3: can the group decode what it lost? ------------------------ */
 
-/* The library's own rebuild plan (src/levels/rs_codec.c, as L3 recovery runs it). */
+/* The library's own rebuild plan (src/format/rs_codec.c, as L3 recovery runs it). */
 static int l3_decodable(int G, const int *own, const int *par)
 {
     static fti_rs_code code; /* large for a stack */
@@ -201,7 +201,7 @@ static void print_problems(const job *j)
     }
 }
 
-/* The library's last check (src/recover.c): the sizes add up to the
+/* The library's last check (src/core/recover.c): the sizes add up to the
  * commit record's. Ranks decoded from L3 parity are not counted. */
 static int sizes_agree(const job *j)
 {

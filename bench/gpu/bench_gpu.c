@@ -40,8 +40,8 @@
 #include "device/capture.h"
 #include "device.h"
 #include "emu/emu.h"
-#include "fio.h"
-#include "integrity.h"
+#include "base/fio.h"
+#include "base/integrity.h"
 
 #ifdef FTI_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -18,7 +18,7 @@
  * the target of a copy: a kept set is safe to reuse, grow or free. A set
  * that saw a failure is emptied there, and rebuilt by its next use.
  */
-#include "capture.h"
+#include "device/capture.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,8 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hash_worker.h"
-#include "hashed_io.h"
+#include "base/hash_worker.h"
+#include "base/hashed_io.h"
 
 /* Large files: offsets must be 64-bit (they are on every LP64 target). */
 _Static_assert(sizeof(off_t) >= 8, "capture needs a 64-bit off_t");

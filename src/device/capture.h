@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "device.h"
-#include "integrity.h"
+#include "base/integrity.h"
 
 #define FTI_CAPTURE_DEPTH 2    /* buffers (and streams) in flight */
 #define FTI_CAPTURE_MAX_SETS 4 /* backends with kept buffers; more get transient ones */

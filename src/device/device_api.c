@@ -17,8 +17,8 @@
 
 #include "fti_device.h"
 
-#include "context.h"
-#include "log.h"
+#include "core/context.h"
+#include "base/log.h"
 
 /* ---- views: a variable at an offset of its device buffer ----------------- */
 

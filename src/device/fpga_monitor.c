@@ -17,7 +17,7 @@
  * coordinated cut at the same block); non-blocking mode as soon as any rank
  * has new state (the others checkpoint their last validated state again).
  */
-#include "fpga_monitor.h"
+#include "device/fpga_monitor.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@
 #include "fti_kernel.h"
 
 #include "device.h"
-#include "log.h"
+#include "base/log.h"
 
 #define LINE_BYTES (FTI_K_LINE_WORDS * sizeof(fti_k_word))
 #define HOT_LINES 5 /* header, progress, flagA, flagB, done: read by one poll */

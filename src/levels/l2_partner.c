@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ckpt_expect.h"
-#include "fault.h"
-#include "levels.h"
-#include "log.h"
-#include "ring.h"
+#include "format/ckpt_expect.h"
+#include "base/fault.h"
+#include "levels/levels.h"
+#include "base/log.h"
+#include "levels/ring.h"
 
 static fti_err need_partner(const fti_ctx *ctx)
 {

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "fio.h"
-#include "gf_region.h"
-#include "integrity.h"
-#include "l3_rs.h"
+#include "runtime/collective.h"
+#include "base/fio.h"
+#include "format/gf_region.h"
+#include "base/integrity.h"
+#include "levels/l3_rs.h"
 
 #define SLICE ((size_t)1 << 20)
 

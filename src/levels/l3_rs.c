@@ -20,16 +20,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collective.h"
-#include "ckpt_expect.h"
-#include "fault.h"
-#include "fio.h"
-#include "integrity.h"
-#include "l3_rs.h"
-#include "levels.h"
-#include "log.h"
-#include "safe_fs.h"
-#include "watchdog.h"
+#include "runtime/collective.h"
+#include "format/ckpt_expect.h"
+#include "base/fault.h"
+#include "base/fio.h"
+#include "base/integrity.h"
+#include "levels/l3_rs.h"
+#include "levels/levels.h"
+#include "base/log.h"
+#include "base/safe_fs.h"
+#include "runtime/watchdog.h"
 
 #define MAX_G FTI_RS_MAX_G
 #define MANIFEST_ID (-1)

@@ -13,9 +13,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "context.h"
-#include "ring.h"
-#include "rs_codec.h"
+#include "core/context.h"
+#include "levels/ring.h"
+#include "format/rs_codec.h"
 
 typedef struct fti_l3_job {
     fti_ring r;

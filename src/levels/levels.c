@@ -1,4 +1,4 @@
-#include "levels.h"
+#include "levels/levels.h"
 
 #include <stddef.h>
 

@@ -7,9 +7,9 @@
 #ifndef FTI_LEVELS_H
 #define FTI_LEVELS_H
 
-#include "context.h"
-#include "fault.h"
-#include "ring.h"
+#include "core/context.h"
+#include "base/fault.h"
+#include "levels/ring.h"
 
 typedef struct fti_level_ops {
     int level;

@@ -1,4 +1,4 @@
-#include "ring.h"
+#include "levels/ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fio.h"
-#include "log.h"
-#include "plan.h"
-#include "safe_fs.h"
-#include "watchdog.h"
+#include "base/fio.h"
+#include "base/log.h"
+#include "format/plan.h"
+#include "base/safe_fs.h"
+#include "runtime/watchdog.h"
 
 /* The ring of the application rank at position pos of this node, over
  * comm (plan.h: its members, their order, the neighbours). */

@@ -10,8 +10,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "ckpt_stream.h"
-#include "context.h"
+#include "format/ckpt_stream.h"
+#include "core/context.h"
 
 
 typedef struct fti_ring {

@@ -31,7 +31,7 @@
 #include "fti_device.h"
 
 #include "emu/emu.h"
-#include "log.h"
+#include "base/log.h"
 
 #define BO_BYTES 65536
 #define VIEW_OFF 4096

@@ -29,7 +29,7 @@
 
 #include "emu/emu.h"
 #include "device/fpga_monitor.h"
-#include "log.h"
+#include "base/log.h"
 
 #define MAXB 256
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ckpt_file.h"
-#include "log.h"
+#include "format/ckpt_file.h"
+#include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "meta.h"
+#include "base/log.h"
+#include "format/meta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

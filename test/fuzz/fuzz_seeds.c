@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ckpt_file.h"
-#include "meta.h"
-#include "registry.h"
+#include "format/ckpt_file.h"
+#include "format/meta.h"
+#include "core/registry.h"
 
 static void path(char *out, const char *dir, const char *sub, const char *name)
 {

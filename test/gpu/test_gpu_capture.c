@@ -23,14 +23,14 @@
 #include <cmocka.h>
 
 #include "device/capture.h"
-#include "ckpt_file.h"
-#include "config.h"
+#include "format/ckpt_file.h"
+#include "base/config.h"
 #include "device.h"
 #include "emu/emu.h"
-#include "fio.h"
-#include "integrity.h"
-#include "log.h"
-#include "registry.h"
+#include "base/fio.h"
+#include "base/integrity.h"
+#include "base/log.h"
+#include "core/registry.h"
 
 #define FILE_OFF 4096 /* variables sit at 4 KiB-aligned offsets in a checkpoint */
 #define ERRLEN 512

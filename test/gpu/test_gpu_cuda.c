@@ -22,8 +22,8 @@
 #include "device/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
-#include "fio.h"
-#include "integrity.h"
+#include "base/fio.h"
+#include "base/integrity.h"
 
 #define CHUNK ((size_t)1 << 20)
 #define FILE_OFF 4096

@@ -33,7 +33,7 @@
 #include "device/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
-#include "fio.h"
+#include "base/fio.h"
 
 #define N (256u << 10)
 #define CHUNK (64u << 10)

@@ -24,9 +24,9 @@
 #include "device/capture.h"
 #include "device.h"
 #include "emu/emu.h"
-#include "fio.h"
-#include "log.h"
-#include "registry.h"
+#include "base/fio.h"
+#include "base/log.h"
+#include "core/registry.h"
 
 #define N (1u << 20)
 #define CHUNK (64u << 10)

@@ -28,8 +28,8 @@
 
 #include "device/capture.h"
 #include "emu/emu.h"
-#include "fio.h"
-#include "integrity.h"
+#include "base/fio.h"
+#include "base/integrity.h"
 
 #define CHUNK (2u << 20)
 #define NCHUNKS 10

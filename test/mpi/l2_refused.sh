@@ -49,7 +49,7 @@ lose 1
 cp "$(D 3)/l2-s0-partner-rank2.fti" "$(D 2)/l2-s0-partner-rank1.fti"
 cp "$(D 3)/l2-s1-partner-rank2.fti" "$(D 2)/l2-s1-partner-rank1.fti"
 expect_refused "both partner copies replaced"
-# fti-ckpt applies the same rules (src/ckpt_expect.c) and names the same file.
+# fti-ckpt applies the same rules (src/format/ckpt_expect.c) and names the same file.
 set +e; "$FTI_BUILD_DIR/tools/fti-ckpt" verify "$T/c.fti" > "$T/verify" 2>&1; rc=$?; set -e
 [ "$rc" = 1 ] || { cat "$T/verify"; fail "fti-ckpt verify: exit $rc, expected 1 (not recoverable)"; }
 grep -q "L2 partner copy $(D 2)/l2-s1-partner-rank1.fti: holds the data of rank 2, expected rank 1's" "$T/verify" \

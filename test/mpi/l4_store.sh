@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every L4 store through its ops table (levels/l4_store.h) on 2 ranks:
+# Every L4 store through its ops table (stores/l4_store.h) on 2 ranks:
 # written, verified, restored byte for byte and removed; a store this build
 # lacks fails naming the config key or the file (test/mpi/store/test_l4_store.c).
 source "$(dirname "$0")/lib.sh"

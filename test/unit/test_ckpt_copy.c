@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "ckpt_copy.h"
+#include "core/ckpt_copy.h"
 #include "emu/emu.h"
-#include "log.h"
+#include "base/log.h"
 
 enum { T_CHAR = 0, T_DBLE = 9 };
 

@@ -1,6 +1,6 @@
 /*
  * test_ckpt_expect.c - the rules that decide whether a checkpoint file may
- * be restored for a rank (src/ckpt_expect.c), shared by recovery and
+ * be restored for a rank (src/format/ckpt_expect.c), shared by recovery and
  * fti-ckpt: a file of another rank, job, level, checkpoint or kind is
  * rejected with FTI_E_CORRUPT and a message naming the file, its role and
  * what it holds; the rank's own file passes; sizes must add up to the
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "ckpt_expect.h"
-#include "log.h"
-#include "registry.h"
+#include "format/ckpt_expect.h"
+#include "base/log.h"
+#include "core/registry.h"
 
 #define SEQ 7
 #define ID 42

@@ -22,10 +22,10 @@
 
 #include <cmocka.h>
 
-#include "ckpt_file.h"
-#include "integrity.h"
-#include "log.h"
-#include "registry.h"
+#include "format/ckpt_file.h"
+#include "base/integrity.h"
+#include "base/log.h"
+#include "core/registry.h"
 
 #define NVARS 6
 #define SEQ 5

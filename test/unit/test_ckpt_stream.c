@@ -1,6 +1,6 @@
 /*
  * test_ckpt_stream.c - checking a checkpoint file as its bytes go by
- * (src/ckpt_stream.c, used for files received from a partner or decoded
+ * (src/format/ckpt_stream.c, used for files received from a partner or decoded
  * from parity): a file fed whole, in any piece sizes, passes with its
  * header; a changed data byte, a changed header byte, a missing or an extra
  * byte are rejected with FTI_E_CORRUPT naming the file; the zero gaps,
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "ckpt_stream.h"
-#include "log.h"
-#include "registry.h"
+#include "format/ckpt_stream.h"
+#include "base/log.h"
+#include "core/registry.h"
 
 static unsigned char *image; /* a whole checkpoint file */
 static size_t image_len;

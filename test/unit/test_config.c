@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "config_scan.h"
-#include "log.h"
+#include "base/config.h"
+#include "base/config_scan.h"
+#include "base/log.h"
 
 static char scratch[1024]; /* this run's private directory */
 static char cfg_path[1200];

@@ -20,12 +20,12 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "fio.h"
-#include "integrity.h"
-#include "layout.h"
-#include "levels/dcp_file.h"
-#include "log.h"
+#include "base/config.h"
+#include "base/fio.h"
+#include "base/integrity.h"
+#include "format/layout.h"
+#include "format/dcp_file.h"
+#include "base/log.h"
 
 #define BS 4096
 #define NB 10000 /* bytes of the one variable: blocks of 4096, 4096, 1808 */

@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "fault.h"
-#include "layout.h"
-#include "log.h"
+#include "base/config.h"
+#include "base/fault.h"
+#include "format/layout.h"
+#include "base/log.h"
 
 #define SIZE 64
 

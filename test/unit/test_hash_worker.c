@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "fill.h"
-#include "hash_worker.h"
+#include "base/hash_worker.h"
 
 #define PIECE ((size_t)3 << 20)
 #define PIECES 7

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "fill.h"
-#include "hashed_io.h"
+#include "base/hashed_io.h"
 
 static int scratch_file(void)
 {

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "fio.h"
-#include "ini.h"
-#include "log.h"
+#include "base/fio.h"
+#include "base/ini.h"
+#include "base/log.h"
 
 #define EXPECT_FILE FTI_SOURCE_DIR "/test/unit/ini_corpus/iniparser-4.1.expect"
 

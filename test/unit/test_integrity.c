@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "integrity.h"
+#include "base/integrity.h"
 
 #define MAXLEN ((size_t)1 << 20)
 

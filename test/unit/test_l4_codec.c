@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "le_field.h"
-#include "levels/l4_codec.h"
-#include "log.h"
+#include "base/config.h"
+#include "base/le_field.h"
+#include "format/l4_codec.h"
+#include "base/log.h"
 
 #define CHUNK FTI_L4Z_CHUNK
 

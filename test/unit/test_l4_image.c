@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "ckpt_expect.h"
-#include "ckpt_file.h"
-#include "levels/l4_image.h"
-#include "registry.h"
+#include "format/ckpt_expect.h"
+#include "format/ckpt_file.h"
+#include "stores/l4_image.h"
+#include "core/registry.h"
 
 #define NVARS 5
 

@@ -1,6 +1,6 @@
 /*
  * test_l4_shared.c - the shared global file of ckpt_io = 2
- * (src/levels/l4_shared.c), read by the library and fti-ckpt alike: every
+ * (src/format/l4_shared.c), read by the library and fti-ckpt alike: every
  * rank's piece is found from a file built with the encoders; a damaged
  * header or index entry, another checkpoint, a file cut before its index
  * or inside a piece are each rejected with FTI_E_CORRUPT and a message
@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "levels/l4_shared.h"
-#include "le_field.h"
-#include "log.h"
+#include "format/l4_shared.h"
+#include "base/le_field.h"
+#include "base/log.h"
 
 #define NRANKS 3
 #define SEQ 12

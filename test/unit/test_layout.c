@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "layout.h"
+#include "format/layout.h"
 
 static fti_layout lay = {.exec_id = "run1", .local = "/n/run1", .global = "/g/run1"};
 

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "fill.h"
-#include "memcopy.h"
+#include "base/memcopy.h"
 
 #define GUARD 128
 

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "integrity.h"
-#include "log.h"
-#include "meta.h"
+#include "base/integrity.h"
+#include "base/log.h"
+#include "format/meta.h"
 
 static char scratch[1024];
 static char rec_path[1200];

@@ -1,5 +1,5 @@
 /*
- * test_plan.c - the placement rules of src/plan.c, which the library's
+ * test_plan.c - the placement rules of src/format/plan.c, which the library's
  * topology and rings and fti-ckpt all use: for topologies FTI accepts
  * (with and without heads; node_size and group_size combinations that
  * divide), every global rank maps to its node, its head or its position,
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "plan.h"
+#include "format/plan.h"
 
 /* A job: its shape and how many nodes. */
 typedef struct job {

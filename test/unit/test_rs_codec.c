@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "levels/gf_region.h"
-#include "levels/rs_codec.h"
+#include "format/gf_region.h"
+#include "format/rs_codec.h"
 
 #define G_MAX FTI_RS_MAX_G
 

@@ -1,5 +1,5 @@
 /*
- * test_safe_fs.c - the job's opens and folders (src/safe_fs.c): a symbolic
+ * test_safe_fs.c - the job's opens and folders (src/base/safe_fs.c): a symbolic
  * link where a file is written or read is refused and its target unchanged;
  * a FIFO is refused at once (never waited on); a file reused in place keeps
  * its bytes but not a planted mode; a hard-linked slot is replaced, not
@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "fio.h"
-#include "safe_fs.h"
+#include "base/fio.h"
+#include "base/safe_fs.h"
 
 static char dir[1024];
 static char path[1200], victim[1200];

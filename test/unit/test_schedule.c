@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "schedule.h"
+#include "base/config.h"
+#include "core/schedule.h"
 
 #define ITER_SEC 0.004  /* simulated iteration length */
 #define PERIOD 0.2      /* shortened time interval, seconds */

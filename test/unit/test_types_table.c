@@ -1,6 +1,6 @@
 /*
  * test_types_table.c - FTI's predefined types (fti_types_table.h), the one
- * table api.c, registry.c, hdf5/h5_file.c, levels/l4_image.c and fti-ckpt
+ * table api.c, registry.c, stores/hdf5/h5_file.c, stores/l4_image.c and fti-ckpt
  * expand: the ids are FTI's (FTI_CHAR = 0 ... FTI_LDBE = 10, the numbers in
  * checkpoint files), each row's C type is the one FTI names (its size is
  * sizeof of that type, spelt out here, not taken from the table), and the
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "fti.h"
-#include "fti_types_table.h"
-#include "registry.h"
+#include "format/fti_types_table.h"
+#include "core/registry.h"
 
 /* FTI 1.6's predefined types, written out independently of the table. */
 static const struct {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "units.h"
+#include "base/units.h"
 
 static void test_bytes(void **state)
 {

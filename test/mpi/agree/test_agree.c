@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collective.h"
-#include "log.h"
+#include "runtime/collective.h"
+#include "base/log.h"
 #include "../check.h"
 
 static int rank, failures;

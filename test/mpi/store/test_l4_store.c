@@ -1,5 +1,5 @@
 /*
- * test_l4_store.c - every L4 store through its ops table (levels/l4_store.h),
+ * test_l4_store.c - every L4 store through its ops table (stores/l4_store.h),
  * on the ranks of one job (test/mpi/l4_store.sh runs it on 2): for each
  * built store, a small set of variables is written (straight from the
  * variables, and for the stores that take one, from the local L1 file),
@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "context.h"
+#include "core/checkpoint.h"
+#include "core/context.h"
 #include "fti.h"
-#include "levels/l4.h"
-#include "levels/l4_store.h"
+#include "stores/l4.h"
+#include "stores/l4_store.h"
 #include "levels/levels.h"
-#include "log.h"
-#include "recover.h"
+#include "base/log.h"
+#include "core/recover.h"
 #include "../check.h"
 
 #define NI 100

@@ -1,0 +1,282 @@
+#include "core/checkpoint.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/ckpt_expect.h"
+#include "core/cleanup.h"
+#include "runtime/collective.h"
+#include "core/commit.h"
+#include "base/fault.h"
+#include "base/fio.h"
+#include "stores/dcp.h"
+#include "stores/l4_store.h"
+#include "levels/levels.h"
+#include "runtime/conf_update.h"
+#include "base/log.h"
+#include "runtime/log_fti.h"
+#include "runtime/jobstatus.h"
+#include "runtime/metrics.h"
+#include "base/safe_fs.h"
+#include "base/walltime.h"
+#include "runtime/watchdog.h"
+#include "core/post.h"
+#include "core/recover.h"
+
+fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
+{
+    fti_fault_phase(FTI_PHASE_BEFORE_COMMIT);
+    fti_err e = fti_commit_record_add(ctx, c);
+    if (e != FTI_E_OK)
+        return e;
+    fti_metrics_job_committed(ctx, c);
+    fti_conf_update(ctx, 1); /* FTI: a checkpoint exists to restart from */
+    fti_jobstatus_committed(ctx->topo.app_rank, c);
+    fti_fault_phase(FTI_PHASE_AFTER_COMMIT);
+    fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
+    fti_prune_after_commit(ctx, c);
+    return FTI_E_OK;
+}
+
+/* The slot a new checkpoint of `level` goes to: never the committed one,
+ * nor, in a restart = never run, the one the record it replaces names as the
+ * level's newest (that record stays the truth until this run's first commit). */
+static int next_slot(const fti_ctx *ctx, int level)
+{
+    const fti_meta *m = ctx->meta.cur[level].valid ? &ctx->meta : &ctx->replaced;
+    return m->cur[level].valid ? 1 - m->cur[level].slot : 0;
+}
+
+fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
+                                  uint64_t *bytes)
+{
+    char path[FTI_PATH_MAX];
+    fti_file_header hdr;
+    fti_expect_data_header(&hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
+    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
+    fti_err e = fti_file_write_sets(path, reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
+                                    &ctx->capture);
+    if (e == FTI_E_OK) {
+        *bytes = hdr.file_size;
+        fti_file_header_free(&hdr);
+        fti_fault_wrote(FTI_PHASE_AFTER_LOCAL_WRITE, path, 0, 0);
+        fti_fault_phase(FTI_PHASE_AFTER_LOCAL_WRITE);
+    }
+    return e;
+}
+
+/* metrics: the checkpoint's line in metrics_file (collective; no-op without the key). */
+static void record(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const char *status)
+{
+    tm->app_wait = fti_now() - tm->start;
+    fti_metrics_checkpoint(ctx, c, tm, status);
+}
+
+/* Every rank agreed that checkpoint c failed: its metrics line, then the error. */
+static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
+{
+    record(ctx, c, tm, "failed");
+    return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on rank %d "
+                                        "(see its message); the last committed checkpoint is kept",
+                                        (unsigned long long)c->seq, c->level, rank);
+}
+
+/* The L4 stores (dCP layers, HDF5 files, and with no local copy kept POSIX
+ * and MPI-IO files) that go straight to the global file system: no local
+ * file, no post-processing. */
+static int direct(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
+{
+    return st != NULL && st->direct(ctx, c);
+}
+
+static fti_err write_first(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c,
+                           uint64_t *bytes)
+{
+    if (direct(ctx, st, c))
+        return st->write(ctx, c, bytes);
+    return fti_checkpoint_write_from(ctx, &ctx->reg, c, bytes);
+}
+
+/* Checkpoint c is committed: the store removes what c made obsolete. */
+static void committed(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
+{
+    ctx->ckpt_count++;
+    if (st != NULL && st->committed != NULL)
+        st->committed(ctx, c);
+}
+
+static fti_err take(fti_ctx *ctx, int64_t id, int level);
+
+fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
+{
+    double t0 = fti_now();
+    fti_err e = take(ctx, id, level);
+    double secs = fti_now() - t0;
+    if (e == FTI_E_OK)
+        fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
+    if (e == FTI_E_OK && level == FTI_L4_DCP) /* committed on every rank */
+        fti_dcp_report(ctx); /* after the checkpoint's line, as FTI prints them */
+    ctx->metrics.job.blocked += secs; /* metrics: the job summary */
+    fti_watchdog_reference(secs);
+    return e;
+}
+
+/* The previous asynchronous post-processing ends (and commits), and the
+ * restored checkpoint is whole, before a new checkpoint starts. */
+static void settle_previous(fti_ctx *ctx)
+{
+    fti_metrics_flush_restore(ctx); /* a collective point: FTI_Recover itself is not */
+    if (fti_post_wait(ctx) != FTI_E_OK)
+        fti_log(FTI_LOG_WARN, "previous asynchronous checkpoint was not committed; the last "
+                "committed one is still checkpoint #%llu", (unsigned long long)ctx->meta.last_seq);
+    fti_recover_reprotect_due(ctx);
+}
+
+/* The record of a new checkpoint of `level` (1-4), in store st's form. */
+static fti_commit new_commit(const fti_ctx *ctx, int64_t id, int level, const fti_l4_store *st,
+                             double t0)
+{
+    fti_commit c;
+    memset(&c, 0, sizeof c);
+    c.level = level;
+    c.seq = ctx->meta.last_seq + 1;
+    c.id = id;
+    c.slot = next_slot(ctx, level);
+    c.nranks = ctx->topo.app_size;
+    c.time = t0;
+    c.codec = st != NULL ? (int)ctx->cfg.l4_codec : 0;
+    c.io = st != NULL ? st->kind->io : 0;
+    c.nonce = ctx->nonce; /* every file of c carries it: the record names this run's files */
+    return c;
+}
+
+/* The level's post-processing goes to the head or helper thread; the
+ * checkpoint commits there. */
+static fti_err hand_over(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
+{
+    fti_err e = fti_post_start(ctx, c);
+    tm->async = 1; /* metrics: post.c writes the line once it is committed */
+    tm->handover = fti_now();
+    tm->app_wait = tm->handover - tm->start;
+    ctx->metrics.pending = *tm;
+    if (ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written, post-processing in background",
+                (unsigned long long)c->seq, c->level);
+    ctx->ckpt_count++;
+    return e;
+}
+
+/* level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the caller
+ * checked is enabled (ctx->l4). */
+static fti_err take(fti_ctx *ctx, int64_t id, int level)
+{
+    const fti_l4_store *st = level >= 4 ? ctx->l4[level] : NULL;
+    int asked = level;
+    if (st != NULL)
+        level = 4;
+    fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
+    settle_previous(ctx);
+    double t0 = fti_now();
+    tm.wait_prev = t0 - tm.start; /* metrics */
+    fti_commit c = new_commit(ctx, id, level, st, t0);
+    int straight = direct(ctx, st, &c);
+
+    /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
+    if (!straight && (st == NULL || st->stages) && fti_post_stage(ctx, &c, &tm)) {
+        ctx->ckpt_count++;
+        return FTI_E_OK;
+    }
+    uint64_t mine = 0;
+    int bad; /* the first rank that failed a step */
+    fti_err e = write_first(ctx, st, &c, &mine);
+    tm.bytes = mine; /* metrics */
+    tm.write = fti_now() - t0;
+    fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
+                          "checkpoint's first collective (its size)");
+    if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
+        return failed(ctx, &c, &tm, e, bad);
+    if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
+        fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
+    if (!straight && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level))
+        return hand_over(ctx, &c, &tm);
+    double t1 = fti_now();
+    if (level > 1 && !straight) { /* else written on the global file system already */
+        fti_fault_phase(fti_level_phase(level));
+        fti_ring ring;
+        fti_ring_of(ctx, &ring);
+        e = fti_level(level)->post(ctx, &c, &ring);
+    }
+    tm.post = fti_now() - t1; /* metrics */
+    if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
+        return failed(ctx, &c, &tm, e, bad);
+    double t2 = fti_now();
+    e = fti_checkpoint_commit(ctx, &c);
+    tm.commit = fti_now() - t2; /* metrics */
+    if (e == FTI_E_OK) {
+        committed(ctx, st, &c);
+        fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
+    }
+    record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
+    return e;
+}
+
+/* This rank's local file of `from`, under the name of L4 checkpoint `to`:
+ * a hard link (the L1-L3 file is removed only once `to` committed). */
+static fti_err link_as_l4(fti_ctx *ctx, const fti_commit *from, const fti_commit *to)
+{
+    char src[FTI_PATH_MAX], dst[FTI_PATH_MAX];
+    fti_path_local(&ctx->dirs, src, from->level, from->slot, ctx->topo.app_rank);
+    fti_path_local(&ctx->dirs, dst, 4, to->slot, ctx->topo.app_rank);
+    unlink(dst);
+    if (link(src, dst) != 0 && fti_copy_file(src, dst) != 0)
+        return fti_fail(FTI_E_IO, "keep_last_ckpt: cannot copy %s to %s: %s", src, dst,
+                        fti_fs_strerror(errno));
+    return FTI_E_OK;
+}
+
+/* The checkpoint a restart would restore: the newest commit this run's
+ * restart did not pass over. -1: none. */
+static int last_restorable(const fti_ctx *ctx, const fti_commit *cand, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!fti_recover_passed_over(ctx, &cand[i]))
+            return i;
+    return -1;
+}
+
+fti_err fti_checkpoint_flush_last(fti_ctx *ctx)
+{
+    fti_commit cand[8];
+    int n = fti_meta_candidates(&ctx->meta, cand);
+    int last = last_restorable(ctx, cand, n);
+    if (ctx->cfg.keep_all_levels || last < 0 || fti_level(4) == NULL)
+        return FTI_E_OK;
+    if (cand[last].level == 4) { /* on the global file system already: local storage is emptied */
+        fti_prune_local(ctx, 1, ctx->cfg.l4_local_copy != 1);
+        return FTI_E_OK;
+    }
+    fti_commit c = cand[last];
+    c.level = 4;
+    c.slot = next_slot(ctx, 4);
+    c.codec = (int)ctx->cfg.l4_codec;
+    c.io = fti_l4_store_from_local(ctx)->kind->io;
+    fti_err e = link_as_l4(ctx, &cand[last], &c);
+    if (fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
+        fti_ring ring;
+        fti_ring_of(ctx, &ring);
+        e = fti_level(4)->post(ctx, &c, &ring);
+    }
+    e = fti_agree(ctx->topo.app, e, FTI_E_IO, "keep_last_ckpt: checkpoint #%llu could not be copied "
+                  "to the global directory on another rank; it stays in local storage",
+                  (unsigned long long)c.seq);
+    if (e != FTI_E_OK)
+        return e;
+    e = fti_checkpoint_commit(ctx, &c);
+    if (e == FTI_E_OK && ctx->cfg.l4_local_copy == FTI_L4_COPY_UNTIL_FINALIZE)
+        fti_prune_local(ctx, 1, 1); /* as FTI: local storage emptied */
+    if (e == FTI_E_OK && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_INFO, "keep_last_ckpt: checkpoint #%llu (id %lld) is now in %s",
+                (unsigned long long)c.seq, (long long)c.id, ctx->dirs.global);
+    return e;
+}

@@ -1,0 +1,45 @@
+/*
+ * post.h - post-processing of L2-L4 checkpoints off the application's path:
+ * on the node's head rank (head=1) or in a helper thread (inline_lX=0). The
+ * commit happens only once every rank's post-processing succeeded; the
+ * application's next checkpoint waits for the previous one. With staging_mib,
+ * the helper thread also writes the local file, from a copy of the data.
+ */
+#ifndef FTI_POST_H
+#define FTI_POST_H
+
+#include "core/context.h"
+
+/* 1 when checkpoints of this level can be post-processed asynchronously. */
+int fti_post_async_available(fti_ctx *ctx, int level);
+
+/* Hands checkpoint c (local files written on every rank) to the async worker. */
+fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c);
+
+/* [basic] staging_mib > 0, not collective: copies the protected data and
+ * hands checkpoint c (nothing written yet) to the helper thread, which
+ * writes the local file from the copy, agrees with the other ranks and
+ * post-processes it; returns 1 then, with tm kept for the metrics line of
+ * the commit. A rank whose data exceeds staging_mib (or whose device copy
+ * failed) writes its local file from the live buffers first. Returns 0 on
+ * every rank when the thread is missing on any (agreed at FTI_Init): the
+ * caller writes c synchronously. Nothing may be in flight. */
+int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm);
+
+/* Collective: waits for the job in flight, if any, and commits it when every
+ * rank succeeded. FTI_E_OK when nothing was pending. */
+fti_err fti_post_wait(fti_ctx *ctx);
+
+/* Collective, called by FTI_Snapshot: commits a finished job without waiting. */
+fti_err fti_post_poll(fti_ctx *ctx);
+
+/* Starts/stops the worker (thread or head protocol). */
+fti_err fti_post_init(fti_ctx *ctx);
+void fti_post_shutdown(fti_ctx *ctx);
+
+
+
+/* On a head rank, inside FTI_Init: serves its node's application ranks
+ * until they all finalized. Returns FTI_HEAD. */
+int fti_post_serve_head(fti_ctx *ctx);
+#endif /* FTI_POST_H */

@@ -1,0 +1,85 @@
+#include "core/staging.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fio.h"
+#include "fti.h"
+#include "base/log.h"
+#include "base/safe_fs.h"
+
+/* Request outcomes, indexed by request id, kept in a small growable array. */
+static int *results;
+static int nresults;
+
+static fti_err need_staging(fti_ctx *ctx, const char *fn)
+{
+    if (!ctx->cfg.enable_staging)
+        return fti_fail(FTI_E_CONFIG, "%s: staging is off; set [basic] enable_staging = 1 in %s", fn,
+                        ctx->cfg.file);
+    return FTI_E_OK;
+}
+
+void fti_staging_path(const fti_ctx *ctx, char *out, size_t len)
+{
+    snprintf(out, len, "%s/stage", ctx->dirs.local);
+}
+
+fti_err fti_staging_dir(fti_ctx *ctx, char *out, int maxlen)
+{
+    fti_err e = need_staging(ctx, "FTI_GetStageDir");
+    if (e != FTI_E_OK)
+        return e;
+    char dir[FTI_PATH_MAX + 16];
+    fti_staging_path(ctx, dir, sizeof dir);
+    if (out == NULL || maxlen <= 0 || (int)strlen(dir) >= maxlen)
+        return fti_fail(FTI_E_ARG, "FTI_GetStageDir: buffer of %d bytes is too small for %s", maxlen, dir);
+    char why[FTI_PATH_MAX + 512];
+    if (fti_job_mkdirs(ctx->dirs.local, dir, ctx->cfg.group_shared_dirs, why, sizeof why) != 0)
+        return fti_fail(FTI_E_IO, "FTI_GetStageDir: %s", why);
+    snprintf(out, (size_t)maxlen, "%s", dir);
+    return FTI_E_OK;
+}
+
+/* The file is copied now; the request completes before the call returns. */
+int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath)
+{
+    if (need_staging(ctx, "FTI_SendFile") != FTI_E_OK)
+        return FTI_NSCS;
+    if (lpath == NULL || rpath == NULL) {
+        fti_fail(FTI_E_ARG, "FTI_SendFile: path is NULL");
+        return FTI_NSCS;
+    }
+    /* As FTI: the remote path is opened as given, so a relative one is
+     * relative to the working directory, whose parent must exist. */
+    const char *dst = rpath;
+    int *r = realloc(results, (size_t)(nresults + 1) * sizeof *r);
+    if (r == NULL) {
+        fti_fail(FTI_E_NOMEM, "FTI_SendFile: out of memory");
+        return FTI_NSCS;
+    }
+    results = r;
+    int ok = fti_copy_file(lpath, dst) == 0;
+    if (!ok)
+        fti_fail(FTI_E_IO, "FTI_SendFile: copying %s to %s: %s", lpath, dst, fti_fs_strerror(errno));
+    results[nresults] = ok ? FTI_SI_SCES : FTI_SI_FAIL;
+    return nresults++;
+}
+
+int fti_staging_status(fti_ctx *ctx, int id)
+{
+    (void)ctx;
+    if (id < 0 || id >= nresults)
+        return FTI_SI_NINI;
+    return results[id];
+}
+
+void fti_staging_free(fti_ctx *ctx)
+{
+    (void)ctx;
+    free(results);
+    results = NULL;
+    nresults = 0;
+}

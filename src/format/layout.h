@@ -1,0 +1,88 @@
+/*
+ * layout.h - where files live. Node-local: <ckpt_dir>/<exec_id>/, or with
+ * [advanced] local_test = 1 (several simulated nodes on one machine, as in
+ * FTI) <ckpt_dir>/node<K>/<exec_id>/ for node K; global:
+ * <glbl_dir>/<exec_id>/; commit record: <meta_dir>/<exec_id>/commit.
+ * Each level keeps two slots of files; a new checkpoint overwrites the slot
+ * that is not the committed one, so the last committed checkpoint is never
+ * touched before the new one is committed.
+ */
+#ifndef FTI_LAYOUT_H
+#define FTI_LAYOUT_H
+
+#include <stdint.h>
+
+#include "base/config.h"
+#include "base/error.h"
+
+typedef struct fti_layout {
+    char exec_id[FTI_NAME_MAX];
+    char local[FTI_PATH_MAX];
+    char global[FTI_PATH_MAX];
+    char meta[FTI_PATH_MAX];
+    char commit[FTI_PATH_MAX];
+} fti_layout;
+
+/* Fills the paths; exec_id is [restart] exec_id or derived from the config
+ * file's absolute path (one fixed id per config). No I/O besides realpath. */
+fti_err fti_layout_init(fti_layout *l, const fti_config *cfg);
+
+/* With [advanced] local_test = 1, points the node-local directory at node
+ * `node`'s own folder, <ckpt_dir>/node<K>/<exec_id>: a rank then reads and
+ * writes only its node's folder, other nodes' files reach it only through
+ * the L2/L3 messages. Without the key, nothing changes (a real node). */
+void fti_layout_place_node(fti_layout *l, const fti_config *cfg, int node);
+
+/* The node-local directory of `node` below `root` (node < 0: the directory
+ * of a real node, <root>/<exec_id>); the one naming rule for the library and
+ * fti-ckpt --nodes. */
+void fti_layout_node_local(char *out, const char *root, int node, const char *exec_id);
+
+/* Creates the directories this rank needs (0700); errors name the key. */
+fti_err fti_layout_create(const fti_layout *l, const fti_config *cfg, int need_local,
+                          int need_shared);
+
+/* File paths (buffers of FTI_PATH_MAX). */
+void fti_path_local(const fti_layout *l, char *out, int level, int slot, int rank);
+/* Where recovery rebuilds rank's local file (from a partner copy, parity
+ * or the global copy) until every rank can restore: renamed over the local
+ * file then, removed when the restart is refused, so a refusal writes
+ * nothing. */
+void fti_path_rebuilt(const fti_layout *l, char *out, int level, int slot, int rank);
+void fti_path_partner(const fti_layout *l, char *out, int slot, int rank);
+void fti_path_parity(const fti_layout *l, char *out, int slot, int rank);
+/* Where recovery re-creates a lost parity file, under the same rule as
+ * fti_path_rebuilt: adopted with the checkpoint, removed when refused. */
+void fti_path_parity_rebuilt(const fti_layout *l, char *out, int slot, int rank);
+void fti_path_global(const fti_layout *l, char *out, int slot, int rank);
+void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank); /* ckpt_io = 5 */
+void fti_path_global_h5single(const fti_layout *l, char *out, int slot); /* FTI_L4_H5_SINGLE */
+void fti_path_global_shared(const fti_layout *l, char *out, int slot);
+/* keep_l4_ckpt: FTI's archive, <global>/l4_archive/Ckpt<id>-Rank<r>.fti
+ * (r: application rank), or Ckpt<id>-mpiio.fti for the shared file of
+ * ckpt_io = 2 (rank < 0). A checkpoint id used twice keeps the newest, as
+ * in FTI. */
+void fti_path_archive_dir(const fti_layout *l, char *out);
+void fti_path_archive(const fti_layout *l, char *out, long long id, int rank);
+
+/* dCP: rank's layer `seq` in directory dir, <dir>/l4-dcp-rank<R>-<seq>.fti. */
+void fti_path_dcp_layer(char *out, const char *dir, int rank, uint64_t seq);
+
+/* A temporary file beside `path`: its last suffix (".fti", ".h5") follows
+ * ".<tag>" (l4-s0-rank1.fti -> l4-s0-rank1.tmp.fti), so the file stays one
+ * that the parsers below (and the cleanup) recognise as ours. */
+void fti_path_temp(char *out, const char *path, const char *tag);
+
+/* ---- parsing the names built above (a file name, not a path) ---- */
+
+/* A checkpoint file of this library, l<L>-...(.fti|.h5) with level L 1-4:
+ * returns L and sets *rank to R when its stem (up to the first '.') ends in
+ * "-rank<R>" (a partner copy names the rank it belongs to), else -1.
+ * Returns 0 for any other name. */
+int fti_name_ckpt(const char *name, int *rank);
+
+/* A dCP layer of `rank`, l4-dcp-rank<R>-<seq>.fti or its temporary
+ * .tmp.fti: 1 with *seq and *tmp set, else 0. */
+int fti_name_dcp_layer(const char *name, int rank, uint64_t *seq, int *tmp);
+
+#endif /* FTI_LAYOUT_H */

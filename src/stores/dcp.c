@@ -1,0 +1,363 @@
+/*
+ * dcp.c - writing a differential layer, restoring from a chain of layers,
+ * and removing layers nothing needs any more. The previous layer's block
+ * map is read from its file at each checkpoint (a few hundred KiB at most),
+ * so no state has to survive between checkpoints or across a restart.
+ */
+#include "stores/dcp.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/dcp_file.h"
+#include "base/fault.h"
+#include "base/fio.h"
+#include "base/integrity.h"
+#include "core/recover.h"
+#include "stores/l4_pfs.h"
+#include "stores/l4_store.h"
+#include "base/log.h"
+#include "base/safe_fs.h"
+
+/* This rank's share of its last layer: the changed bytes it wrote and the
+ * protected bytes it covers (fti_dcp_report sums them over the ranks). */
+static uint64_t last_changed, last_data;
+
+/* 1 when committed checkpoint c is a dCP layer. */
+static int is_layer(const fti_commit *c)
+{
+    const fti_l4_kind *k = fti_l4_kind_of(c);
+    return c->valid && k != NULL && k->id == FTI_L4K_DCP;
+}
+
+static uint64_t block_size(const fti_ctx *ctx)
+{
+    return ctx->cfg.dcp_block_size > 0 ? (uint64_t)ctx->cfg.dcp_block_size : FTI_DCP_DEFAULT_BLOCK;
+}
+
+/* The committed layer a new one may build on, or 0 (prev zeroed): write a
+ * full base. A new base is due after dcp_stack_size layers. */
+static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
+{
+    memset(prev, 0, sizeof *prev);
+    const fti_commit *cur = &ctx->meta.cur[4];
+    if (!is_layer(cur))
+        return 0;
+    if (fti_recover_passed_over(ctx, cur))
+        return 0; /* the restart could not restore it: never build on it */
+    char path[FTI_PATH_MAX];
+    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
+    fti_err e = fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev);
+    if (e == FTI_E_OK && (e = fti_dcp_check_owner(prev, path, cur->nonce)) != FTI_E_OK)
+        fti_dcp_layer_free(prev);
+    if (e != FTI_E_OK) {
+        fti_log(FTI_LOG_WARN, "dCP: previous layer unusable (%s); writing a full base",
+                fti_last_error());
+        return 0;
+    }
+    int stack = ctx->cfg.dcp_stack_size > 0 ? ctx->cfg.dcp_stack_size : FTI_DCP_DEFAULT_STACK;
+    if (prev->block_size == block_size(ctx) && prev->depth + 1 < (uint32_t)stack)
+        return 1;
+    fti_dcp_layer_free(prev);
+    return 0;
+}
+
+/* One layer being written. */
+typedef struct writer {
+    int fd;
+    const char *path;
+    fti_dcp_layer *l;
+    const fti_dcp_layer *prev; /* NULL: full base */
+    uint64_t k;                /* next map entry */
+} writer;
+
+/* Map index of the first block of variable id in prev, or -1. */
+static int64_t prev_start(const fti_dcp_layer *prev, int id, const fti_file_entry **pe)
+{
+    uint64_t k = 0;
+    for (uint32_t i = 0; prev != NULL && i < prev->image.nvars; i++) {
+        if (prev->image.vars[i].id == id) {
+            *pe = &prev->image.vars[i];
+            return (int64_t)k;
+        }
+        k += fti_dcp_blocks_of(prev->image.vars[i].nbytes, prev->block_size);
+    }
+    *pe = NULL;
+    return -1;
+}
+
+static uint64_t block_len(uint64_t nbytes, uint64_t b, uint64_t bs)
+{
+    return nbytes - b * bs < bs ? nbytes - b * bs : bs;
+}
+
+/* Block b of a variable: reused from prev when its bytes are unchanged,
+ * else appended to this layer. */
+static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
+                         const fti_file_entry *pe, int64_t pk)
+{
+    fti_dcp_layer *l = w->l;
+    uint64_t h = fti_hash_buffer(p, (size_t)len);
+    if (pe != NULL && b < fti_dcp_blocks_of(pe->nbytes, l->block_size) &&
+        block_len(pe->nbytes, b, l->block_size) == len && w->prev->map[pk + (int64_t)b].hash == h) {
+        l->map[w->k++] = w->prev->map[pk + (int64_t)b];
+        return FTI_E_OK;
+    }
+    uint64_t at = l->data_offset + l->data_size;
+    if (fti_pwrite_full(w->fd, p, (size_t)len, (off_t)at) != 0)
+        return fti_fail(FTI_E_IO, "dCP layer %s: writing a block of %llu bytes: %s", w->path,
+                        (unsigned long long)len, fti_fs_strerror(errno));
+    l->map[w->k++] = (fti_dcp_block){l->seq, at, h};
+    l->data_size += len;
+    return FTI_E_OK;
+}
+
+/* Every block hashed once: its hash decides whether it is stored, and the
+ * variable's checksum in the layer is the hash of its block hashes. */
+static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
+{
+    if (v->dev != NULL)
+        return fti_fail(FTI_E_UNSUPPORTED, "dCP: variable %d is in %s memory; differential "
+                        "checkpoints take host variables (use level 4)", v->id, v->dev->name);
+    const fti_file_entry *pe;
+    int64_t pk = prev_start(w->prev, v->id, &pe);
+    uint64_t bs = w->l->block_size, k0 = w->k, nb = fti_dcp_blocks_of(e->nbytes, bs);
+    fti_err rc = FTI_E_OK;
+    for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++)
+        rc = put_block(w, (const char *)v->ptr + b * bs, block_len(e->nbytes, b, bs), b, pe, pk);
+    if (rc == FTI_E_OK && fti_dcp_var_sum(&w->l->map[k0], nb, &e->checksum) != 0)
+        rc = fti_fail(FTI_E_NOMEM, "dCP: out of memory");
+    return rc;
+}
+
+/* The layer's fixed fields and image table for checkpoint c. */
+static fti_err plan_layer(fti_ctx *ctx, const fti_commit *c, const fti_dcp_layer *prev,
+                          fti_dcp_layer *l)
+{
+    memset(l, 0, sizeof *l);
+    fti_err e = fti_file_plan(&ctx->reg, &l->image);
+    if (e != FTI_E_OK)
+        return e;
+    l->image.version = FTI_FILE_VERSION;
+    l->image.kind = FTI_KIND_DATA;
+    l->image.seq = c->seq;
+    l->image.ckpt_id = c->id;
+    l->image.level = 4;
+    l->image.rank = (uint32_t)ctx->topo.app_rank;
+    l->image.nonce = c->nonce; /* the image restored from this layer is c's */
+    l->rank = (uint32_t)ctx->topo.app_rank;
+    l->seq = c->seq;
+    l->base_seq = prev != NULL ? prev->base_seq : c->seq;
+    l->depth = prev != NULL ? prev->depth + 1 : 0;
+    l->block_size = block_size(ctx);
+    l->nblocks = fti_dcp_count_blocks(&l->image, l->block_size);
+    l->data_offset = fti_dcp_data_offset(&l->image, l->nblocks);
+    l->map = calloc(l->nblocks ? l->nblocks : 1, sizeof *l->map);
+    if (l->map == NULL)
+        return fti_fail(FTI_E_NOMEM, "dCP: out of memory for a map of %llu blocks",
+                        (unsigned long long)l->nblocks);
+    return FTI_E_OK;
+}
+
+/* Blocks first, then the header region, fsync: a crash before the rename
+ * leaves only a temporary file. */
+static fti_err write_layer(fti_ctx *ctx, writer *w)
+{
+    fti_err e = FTI_E_OK;
+    for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
+        e = write_var(w, &ctx->reg.vars[i], &w->l->image.vars[i]);
+    if (e != FTI_E_OK)
+        return e;
+    /* the blocks are written, the map is not */
+    fti_fault_phase(FTI_PHASE_DCP_LAYER);
+    fti_fault_wrote(FTI_PHASE_DCP_LAYER, w->path, 0, 0);
+    unsigned char *hdr = NULL;
+    if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
+        return e;
+    if (fti_pwrite_full(w->fd, hdr, (size_t)w->l->data_offset, 0) != 0 ||
+        ftruncate(w->fd, (off_t)(w->l->data_offset + w->l->data_size)) != 0 || fti_fsync(w->fd) != 0)
+        e = fti_fail(FTI_E_IO, "dCP layer %s: %s", w->path, fti_fs_strerror(errno));
+    free(hdr);
+    return e;
+}
+
+static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path)
+{
+    if (rename(tmp, path) != 0)
+        return fti_fail(FTI_E_IO, "dCP: cannot rename %s to %s: %s", tmp, path, fti_fs_strerror(errno));
+    if (fti_fsync_dir(ctx->dirs.global) != 0)
+        return fti_fail(FTI_E_IO, "dCP: cannot sync the directory %s: %s", ctx->dirs.global,
+                        fti_fs_strerror(errno));
+    return FTI_E_OK;
+}
+
+fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    fti_dcp_layer prev, l;
+    int have_prev = load_prev(ctx, &prev);
+    fti_err e = plan_layer(ctx, c, have_prev ? &prev : NULL, &l);
+    char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
+    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    fti_path_temp(tmp, path, "tmp");
+    writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0};
+    if (e == FTI_E_OK &&
+        (w.fd = fti_open_new(tmp)) < 0)
+        e = fti_fail(FTI_E_IO, "dCP layer %s: cannot create: %s", tmp, fti_fs_strerror(errno));
+    if (e == FTI_E_OK)
+        e = write_layer(ctx, &w);
+    if (w.fd >= 0)
+        close(w.fd);
+    if (e == FTI_E_OK)
+        e = publish(ctx, tmp, path);
+    if (e != FTI_E_OK)
+        unlink(tmp);
+    else
+        fti_log(FTI_LOG_DEBUG, "dCP layer #%llu: %llu of %llu bytes written (depth %u)",
+                (unsigned long long)c->seq, (unsigned long long)l.data_size,
+                (unsigned long long)(l.image.file_size - l.image.data_offset), l.depth);
+    *bytes = l.data_offset + l.data_size;
+    last_changed = e == FTI_E_OK ? l.data_size : 0;
+    last_data = 0;
+    for (uint32_t i = 0; e == FTI_E_OK && i < l.image.nvars; i++)
+        last_data += l.image.vars[i].nbytes;
+    fti_dcp_layer_free(&l);
+    if (have_prev)
+        fti_dcp_layer_free(&prev);
+    return e;
+}
+
+/* FTI's dCP statistics line, on stdout as FTI prints it (FTI's test suites
+ * read the share from it). MiB, GiB or TiB as FTI chooses the unit. */
+static void print_share(uint64_t data, uint64_t changed)
+{
+    const char *unit[3] = {"MB", "GB", "TB"};
+    int ud = data > (1ULL << 40) ? 2 : data > (1ULL << 30) ? 1 : 0;
+    int uc = changed > (1ULL << 40) ? 2 : changed > (1ULL << 30) ? 1 : 0;
+    printf("[ FTI  dCP Message ] : Total CP data: %.2f %s, Total dCP update: %.2f %s, "
+           "dCP share: %.2f%%\n", (double)data / (double)(1ULL << (20 + 10 * ud)), unit[ud],
+           (double)changed / (double)(1ULL << (20 + 10 * uc)), unit[uc],
+           data ? 100.0 * (double)changed / (double)data : 0.0);
+    fflush(stdout);
+}
+
+void fti_dcp_report(fti_ctx *ctx)
+{
+    uint64_t mine[2] = {last_changed, last_data}, sum[2];
+    MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, ctx->topo.app);
+    if (ctx->topo.app_rank == 0) /* at every verbosity, as FTI */
+        print_share(sum[1], sum[0]);
+}
+
+/* ---- recovery ------------------------------------------------------------- */
+
+/* c's own layer is c's: checked before assembling, so that a layer written
+ * over it by another job is named (its image would be refused too). */
+static fti_err top_layer_ours(const fti_ctx *ctx, const fti_commit *c)
+{
+    char path[FTI_PATH_MAX];
+    fti_dcp_layer l;
+    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    fti_err e = fti_dcp_read(path, ctx->topo.app_rank, c->seq, &l);
+    if (e != FTI_E_OK)
+        return e;
+    e = fti_dcp_check_owner(&l, path, c->nonce);
+    fti_dcp_layer_free(&l);
+    if (e != FTI_E_OK)
+        fti_log(FTI_LOG_WARN, "refused: %s", fti_last_error());
+    return e;
+}
+
+fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
+{
+    int rank = ctx->topo.app_rank;
+    char local[FTI_PATH_MAX]; /* renamed into place once every rank can restore */
+    fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
+    fti_err e = top_layer_ours(ctx, c);
+    if (e != FTI_E_OK)
+        return e;
+    int fd = fti_open_new(local);
+    if (fd < 0)
+        return fti_fail(FTI_E_IO, "dCP rank %d: cannot create the local file %s: %s", rank, local,
+                        fti_fs_strerror(errno));
+    e = fti_dcp_assemble(ctx->dirs.global, rank, c->seq, fd, local);
+    if (e == FTI_E_OK && fti_fsync(fd) != 0)
+        e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, fti_fs_strerror(errno));
+    close(fd);
+    if (e == FTI_E_OK)
+        e = fti_l4_verify_restored(ctx, local, c, rank, "dCP", "(its chain of layers)", NULL,
+                                   NULL);
+    if (e != FTI_E_OK)
+        unlink(local);
+    return e;
+}
+
+/* ---- removing layers ------------------------------------------------------ */
+
+/* The oldest layer seq that a committed dCP checkpoint needs (its chain's
+ * base); UINT64_MAX when none needs any, 0 when unknown (keep everything). */
+static uint64_t oldest_needed(const fti_ctx *ctx)
+{
+    uint64_t min = UINT64_MAX;
+    const fti_commit *cs[2] = {&ctx->meta.cur[4], &ctx->meta.prev[4]};
+    for (int i = 0; i < 2; i++) {
+        if (!is_layer(cs[i]))
+            continue;
+        char path[FTI_PATH_MAX];
+        fti_dcp_layer l;
+        fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cs[i]->seq);
+        if (fti_dcp_read(path, ctx->topo.app_rank, cs[i]->seq, &l) != FTI_E_OK)
+            return 0;
+        if (l.base_seq < min)
+            min = l.base_seq;
+        fti_dcp_layer_free(&l);
+    }
+    return min;
+}
+
+void fti_dcp_collect(fti_ctx *ctx)
+{
+    uint64_t keep_from = oldest_needed(ctx);
+    DIR *d = opendir(ctx->dirs.global);
+    if (keep_from == 0 || d == NULL) {
+        if (d != NULL)
+            closedir(d);
+        return;
+    }
+    struct dirent *ent;
+    char path[FTI_PATH_MAX + 256];
+    while ((ent = readdir(d)) != NULL) {
+        uint64_t seq;
+        int tmp;
+        if (!fti_name_dcp_layer(ent->d_name, ctx->topo.app_rank, &seq, &tmp) || (!tmp && seq >= keep_from))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", ctx->dirs.global, ent->d_name);
+        if (unlink(path) != 0 && errno != ENOENT)
+            fti_log(FTI_LOG_WARN, "dCP: cannot remove %s: %s", path, fti_fs_strerror(errno));
+    }
+    closedir(d);
+}
+
+/* ---- the store ------------------------------------------------------------- */
+
+static int layer_direct(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)ctx, (void)c;
+    return 1;
+}
+
+/* The new layer's commit makes older chains obsolete. */
+static void layer_committed(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)c;
+    fti_dcp_collect(ctx);
+}
+
+const fti_l4_store fti_l4_dcp_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_DCP], .direct = layer_direct, .write = fti_dcp_write,
+    .restore = fti_dcp_rebuild, .committed = layer_committed};
