@@ -87,34 +87,6 @@ int fti_fsync(int fd)
     return 0;
 }
 
-int fti_mkdirs(const char *path)
-{
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = buf + 1; ; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(buf, FTI_DIR_MODE) != 0 && errno != EEXIST)
-                return -1;
-            *p = c;
-            if (c == '\0')
-                break;
-        }
-    }
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
 int fti_fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

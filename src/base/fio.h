@@ -2,6 +2,8 @@
  * fio.h - file I/O wrappers: whole reads and writes (retrying EINTR and
  * short transfers), private modes (dirs 0700, files 0600), atomic replace.
  * Every checkpoint byte goes through here, so faults can be injected here.
+ * Built on safe_fs.h (its opens; fti_mkdirs and the modes are there), never
+ * called by it.
  */
 #ifndef FTI_FIO_H
 #define FTI_FIO_H
@@ -9,9 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-#define FTI_DIR_MODE 0700
-#define FTI_FILE_MODE 0600
 
 /* 0, or -1 with errno set (EIO for a read past the end of the file). */
 int fti_pwrite_full(int fd, const void *buf, size_t n, off_t off);
@@ -27,9 +26,6 @@ int fti_pwrite_record(int fd, const void *buf, size_t n, off_t off);
  * free(); NULL when out of memory. */
 void *fti_io_alloc(size_t n);
 int fti_fsync(int fd);
-
-/* mkdir -p with FTI_DIR_MODE. 0 or -1 (errno). */
-int fti_mkdirs(const char *path);
 
 /* fsync of a directory, so a rename in it is durable. */
 int fti_fsync_dir(const char *dir);

@@ -11,8 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fio.h"
-
 const char *fti_fs_strerror(int err)
 {
     switch (err) {
@@ -304,6 +302,34 @@ int fti_job_dir_check(const char *dir, int group_shared, char *why, size_t n)
     if (!S_ISDIR(st.st_mode))
         return dir_fail(ENOTDIR, why, n, "%s is not a folder", dir);
     return judge_dir_owner(dir, &st, group_shared, why, n);
+}
+
+int fti_mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, FTI_DIR_MODE) != 0 && errno != EEXIST)
+                return -1;
+            *p = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
 }
 
 /* Length of root without trailing slashes ("/" stays "/"). */

@@ -22,6 +22,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#define FTI_DIR_MODE 0700  /* every folder the library creates */
+#define FTI_FILE_MODE 0600 /* every file it creates */
+
 /* errno values of these functions beyond the system's, named by
  * fti_fs_strerror (which names the system's too). */
 enum {
@@ -66,6 +69,10 @@ int fti_check_own_file(const char *path);
 
 /* fti_open_read as a stdio stream ("r"). NULL (errno) when refused. */
 FILE *fti_fopen_read(const char *path);
+
+/* mkdir -p with FTI_DIR_MODE, not judging the folders (the user's own
+ * root; fti_job_mkdirs judges the job's). 0 or -1 (errno). */
+int fti_mkdirs(const char *path);
 
 /* Creates the folder `dir` for the job: the part of it up to `root` (a
  * folder the user configured, e.g. /tmp or a scratch area) with mkdir -p

@@ -27,7 +27,7 @@
 #include "base/config.h"
 #include "device.h"
 #include "emu/emu.h"
-#include "base/fio.h"
+#include "base/safe_fs.h"
 #include "base/integrity.h"
 #include "base/log.h"
 #include "core/registry.h"

@@ -22,7 +22,7 @@
 #include "device/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
-#include "base/fio.h"
+#include "base/safe_fs.h"
 #include "base/integrity.h"
 
 #define CHUNK ((size_t)1 << 20)

@@ -34,6 +34,7 @@
 #include "cuda/fti_cuda.h"
 #include "device.h"
 #include "base/fio.h"
+#include "base/safe_fs.h"
 
 #define N (256u << 10)
 #define CHUNK (64u << 10)

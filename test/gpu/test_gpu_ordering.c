@@ -25,6 +25,7 @@
 #include "device.h"
 #include "emu/emu.h"
 #include "base/fio.h"
+#include "base/safe_fs.h"
 #include "base/log.h"
 #include "core/registry.h"
 

@@ -29,6 +29,7 @@
 #include "device/capture.h"
 #include "emu/emu.h"
 #include "base/fio.h"
+#include "base/safe_fs.h"
 #include "base/integrity.h"
 
 #define CHUNK (2u << 20)
