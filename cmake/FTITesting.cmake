@@ -1,6 +1,8 @@
 # Helpers to register tests with labels and timeouts.
 #
-# fti_add_unit_test(NAME SOURCES... [LIBS ...])  CMocka test, label "unit"
+# fti_add_unit_test(NAME [MPI] SOURCES... [LIBS ...])  CMocka test, label "unit",
+#   linked with the MPI-free fti_format, or with MPI (fti_internal) when MPI
+#   is given: a test of a module of the MPI half.
 # fti_add_script_test(NAME SCRIPT LABELS ... [TIMEOUT s] [ARGS ...] [ENV VAR=value ...])
 #   runs SCRIPT with bash; the environment gives it FTI_BUILD_DIR, FTI_SOURCE_DIR,
 #   MPIEXEC, FTI_MPICC (the MPI compiler wrapper the build was configured with,
@@ -35,9 +37,19 @@ if(MPIEXEC_EXECUTABLE)
 endif()
 
 function(fti_add_unit_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "MPI" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE fti_internal ${CMOCKA_LIBRARIES} ${T_LIBS})
+  if(T_MPI)
+    target_link_libraries(${name} PRIVATE fti_internal)
+  else()
+    target_link_libraries(${name} PRIVATE fti_format)
+    # NEEDED then lists every library of the link line (the toolchain may
+    # default to --as-needed): test/mpi_free sees an MPI library linked even
+    # where the test calls none.
+    target_link_options(${name} PRIVATE LINKER:--no-as-needed)
+    set_property(GLOBAL APPEND PROPERTY FTI_MPI_FREE_BINARIES ${name})
+  endif()
+  target_link_libraries(${name} PRIVATE ${CMOCKA_LIBRARIES} ${T_LIBS})
   target_include_directories(${name} PRIVATE ${CMOCKA_INCLUDE_DIRS})
   add_test(NAME ${name} COMMAND ${name})
   add_dependencies(fti_tests_unit_l1_l4 ${name})

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "ckpt_tool.h"
-#include "fti.h" /* FTI_VERSION_*: the macros, so the tool links none of the MPI half */
+/* FTI_VERSION_STRING: fti.h's version, given by tools/CMakeLists.txt (fti.h
+ * includes mpi.h, which this MPI-free tool is compiled without). */
 
 static const char usage_text[] =
     "usage: fti-ckpt COMMAND ARGS [OPTIONS]\n"
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
                 {"show", ckpt_cmd_show},     {"extract", ckpt_cmd_extract},
                 {"stats", ckpt_cmd_stats}};
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("fti-ckpt (libfti) %d.%d.%d\n", FTI_VERSION_MAJOR, FTI_VERSION_MINOR, FTI_VERSION_PATCH);
+        printf("fti-ckpt (libfti) %s\n", FTI_VERSION_STRING);
         return 0;
     }
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
