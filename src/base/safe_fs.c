@@ -209,24 +209,28 @@ FILE *fti_fopen_read(const char *path)
 
 /* ---- folders ---------------------------------------------------------------- */
 
-static void user_name(uid_t uid, char *out, size_t n)
-{
-    char buf[1024];
-    struct passwd pw, *res = NULL;
-    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res != NULL)
-        snprintf(out, n, "%s (uid %u)", res->pw_name, (unsigned)uid);
-    else
-        snprintf(out, n, "uid %u", (unsigned)uid);
-}
+enum id_kind { ID_USER, ID_GROUP };
 
-static void group_name(gid_t gid, char *out, size_t n)
+/* A folder's owner or group as `id` names it: "alice (uid 1000)", or
+ * "uid 1000" when the number has no name here. */
+static void id_name(enum id_kind kind, unsigned id, char *out, size_t n)
 {
     char buf[1024];
-    struct group gr, *res = NULL;
-    if (getgrgid_r(gid, &gr, buf, sizeof buf, &res) == 0 && res != NULL)
-        snprintf(out, n, "%s (gid %u)", res->gr_name, (unsigned)gid);
+    const char *name = NULL;
+    if (kind == ID_USER) {
+        struct passwd pw, *res = NULL;
+        if (getpwuid_r((uid_t)id, &pw, buf, sizeof buf, &res) == 0 && res != NULL)
+            name = res->pw_name;
+    } else {
+        struct group gr, *res = NULL;
+        if (getgrgid_r((gid_t)id, &gr, buf, sizeof buf, &res) == 0 && res != NULL)
+            name = res->gr_name;
+    }
+    const char *what = kind == ID_USER ? "uid" : "gid";
+    if (name != NULL)
+        snprintf(out, n, "%s (%s %u)", name, what, id);
     else
-        snprintf(out, n, "gid %u", (unsigned)gid);
+        snprintf(out, n, "%s %u", what, id);
 }
 
 static int in_my_groups(gid_t gid)
@@ -263,8 +267,8 @@ static int judge_dir_owner(const char *dir, const struct stat *st, int group_sha
 {
     char owner[160], group[160];
     unsigned mode = (unsigned)(st->st_mode & 07777);
-    user_name(st->st_uid, owner, sizeof owner);
-    group_name(st->st_gid, group, sizeof group);
+    id_name(ID_USER, (unsigned)st->st_uid, owner, sizeof owner);
+    id_name(ID_GROUP, (unsigned)st->st_gid, group, sizeof group);
     if (st->st_uid != geteuid() && !group_shared)
         return dir_fail(FTI_FS_EFOREIGN, why, n, "folder %s is owned by %s (group %s, mode %04o), "
                         "not by this user: a job uses only folders it owns; remove it, or set "

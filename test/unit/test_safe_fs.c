@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -254,6 +256,22 @@ static void test_mkdirs_refuses_writable(void **state)
     assert_non_null(strstr(why, d));
     assert_non_null(strstr(why, "mode 0777"));
     assert_non_null(strstr(why, "can be written by every user"));
+    /* The owner and group by name and number, as `id` shows them (the
+     * number alone for an id without a name here). */
+    char owner[300], group[300], who[640];
+    struct passwd *pw = getpwuid(geteuid());
+    struct group *gr = getgrgid(getegid());
+    if (pw != NULL)
+        snprintf(owner, sizeof owner, "%s (uid %u)", pw->pw_name, (unsigned)geteuid());
+    else
+        snprintf(owner, sizeof owner, "uid %u", (unsigned)geteuid());
+    if (gr != NULL)
+        snprintf(group, sizeof group, "%s (gid %u)", gr->gr_name, (unsigned)getegid());
+    else
+        snprintf(group, sizeof group, "gid %u", (unsigned)getegid());
+    snprintf(who, sizeof who, "(owner %s, group %s, mode 0777)", owner, group);
+    if (strstr(why, who) == NULL)
+        fail_msg("'%s' does not name '%s'", why, who);
     chmod(d, 0770);
     assert_int_equal(fti_job_mkdirs(dir, d, 0, why, sizeof why), -1);
     assert_non_null(strstr(why, "can be written by its group"));
