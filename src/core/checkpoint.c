@@ -4,40 +4,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/ckpt_expect.h"
+#include "core/checkpoint_commit.h"
+#include "core/checkpoint_write.h"
 #include "core/cleanup.h"
 #include "runtime/collective.h"
-#include "core/commit.h"
 #include "base/fault.h"
 #include "base/fio.h"
 #include "stores/dcp.h"
 #include "stores/l4_store.h"
 #include "levels/levels.h"
-#include "runtime/conf_update.h"
 #include "base/log.h"
 #include "runtime/log_fti.h"
-#include "runtime/jobstatus.h"
 #include "runtime/metrics.h"
 #include "base/safe_fs.h"
 #include "base/walltime.h"
 #include "runtime/watchdog.h"
 #include "core/post.h"
 #include "core/recover.h"
-
-fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
-{
-    fti_fault_phase(FTI_PHASE_BEFORE_COMMIT);
-    fti_err e = fti_commit_record_add(ctx, c);
-    if (e != FTI_E_OK)
-        return e;
-    fti_metrics_job_committed(ctx, c);
-    fti_conf_update(ctx, 1); /* FTI: a checkpoint exists to restart from */
-    fti_jobstatus_committed(ctx->topo.app_rank, c);
-    fti_fault_phase(FTI_PHASE_AFTER_COMMIT);
-    fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
-    fti_prune_after_commit(ctx, c);
-    return FTI_E_OK;
-}
+#include "core/recover_state.h"
 
 /* The slot a new checkpoint of `level` goes to: never the committed one,
  * nor, in a restart = never run, the one the record it replaces names as the
@@ -46,24 +30,6 @@ static int next_slot(const fti_ctx *ctx, int level)
 {
     const fti_meta *m = ctx->meta.cur[level].valid ? &ctx->meta : &ctx->replaced;
     return m->cur[level].valid ? 1 - m->cur[level].slot : 0;
-}
-
-fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
-                                  uint64_t *bytes)
-{
-    char path[FTI_PATH_MAX];
-    fti_file_header hdr;
-    fti_expect_data_header(&hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
-    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_err e = fti_file_write_sets(path, reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
-                                    &ctx->capture);
-    if (e == FTI_E_OK) {
-        *bytes = hdr.file_size;
-        fti_file_header_free(&hdr);
-        fti_fault_wrote(FTI_PHASE_AFTER_LOCAL_WRITE, path, 0, 0);
-        fti_fault_phase(FTI_PHASE_AFTER_LOCAL_WRITE);
-    }
-    return e;
 }
 
 /* metrics: the checkpoint's line in metrics_file (collective; no-op without the key). */
@@ -198,11 +164,11 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
         return failed(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
-    if (!straight && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level))
+    if (!straight && level > 1 && !ctx->cfg.inline_l[level] && ctx->post_async[level])
         return hand_over(ctx, &c, &tm);
     double t1 = fti_now();
     if (level > 1 && !straight) { /* else written on the global file system already */
-        fti_fault_phase(fti_level_phase(level));
+        fti_fault_phase(fti_level(level)->phase);
         fti_ring ring;
         fti_ring_of(ctx, &ring);
         e = fti_level(level)->post(ctx, &c, &ring);

@@ -69,6 +69,10 @@ typedef struct fti_ctx {
     fti_schedule sched;
     fti_recovery rec;
     fti_post *post;
+    int post_async[5];      /* [level 2-4]: post-processed off the application's path (head or
+                               helper thread); decided once by fti_post_init (post.c), all 0
+                               without it. The L4 stores ask it too (a direct write needs no
+                               flush). */
     const struct fti_l4_store *l4[10]; /* the store of level 4, FTI_L4_DCP (8) and
                                         * FTI_L4_H5_SINGLE (9), chosen once from cfg;
                                         * NULL elsewhere (stores/l4_store.h) */

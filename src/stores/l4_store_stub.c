@@ -11,6 +11,7 @@
 
 #include "fti.h"
 #include "base/log.h"
+#include "stores/l4_common.h"
 
 /* The store's file of c for this rank: the one a restart would read. */
 static void file_of(const fti_ctx *ctx, const fti_commit *c, char *path)
@@ -63,15 +64,6 @@ static fti_err stub_read_var(fti_ctx *ctx, const fti_var *v)
     char what[48];
     snprintf(what, sizeof what, "recover: variable %d: ", v->id);
     return unreadable(ctx, &ctx->rec.chosen, what);
-}
-
-/* The per-rank HDF5 file goes with its slot, read or not (also the HDF5
- * store's remove: it needs no HDF5 call). */
-void fti_l4_h5_remove(fti_ctx *ctx, int slot)
-{
-    char path[FTI_PATH_MAX];
-    fti_path_global_h5(&ctx->dirs, path, slot, ctx->topo.app_rank);
-    fti_l4_unlink_warn(path);
 }
 
 static const fti_l4_store stubs[FTI_L4K_COUNT] = {

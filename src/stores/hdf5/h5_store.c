@@ -9,7 +9,7 @@
 
 #include "stores/hdf5/h5_file.h"
 #include "stores/hdf5/h5_single.h"
-#include "stores/l4_pfs.h"
+#include "stores/l4_common.h"
 #include "stores/l4_store.h"
 
 static int always(fti_ctx *ctx, const fti_commit *c)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/checkpoint.h"
+#include "core/checkpoint_write.h"
 #include "core/context.h"
 #include "fti.h"
 #include "stores/l4.h"
