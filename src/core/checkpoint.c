@@ -33,16 +33,18 @@ static int next_slot(const fti_ctx *ctx, int level)
 }
 
 /* metrics: the checkpoint's line in metrics_file (collective; no-op without the key). */
-static void record(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const char *status)
+static void metrics_line(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const char *status)
 {
     tm->app_wait = fti_now() - tm->start;
     fti_metrics_checkpoint(ctx, c, tm, status);
 }
 
-/* Every rank agreed that checkpoint c failed: its metrics line, then the error. */
-static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
+/* Every rank agreed that checkpoint c failed (first on `rank`): it is
+ * abandoned, the last committed one stays; its metrics line, then the
+ * error (this rank's own, or one naming the rank that failed). */
+static fti_err abandon(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
 {
-    record(ctx, c, tm, "failed");
+    metrics_line(ctx, c, tm, "failed");
     return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on rank %d "
                                         "(see its message); the last committed checkpoint is kept",
                                         (unsigned long long)c->seq, c->level, rank);
@@ -65,19 +67,18 @@ static fti_err write_first(fti_ctx *ctx, const fti_l4_store *st, const fti_commi
 }
 
 /* Checkpoint c is committed: the store removes what c made obsolete. */
-static void committed(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
+static void remove_obsolete(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
 {
-    ctx->ckpt_count++;
     if (st != NULL && st->committed != NULL)
         st->committed(ctx, c);
 }
 
-static fti_err take(fti_ctx *ctx, int64_t id, int level);
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level);
 
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     double t0 = fti_now();
-    fti_err e = take(ctx, id, level);
+    fti_err e = write_and_commit(ctx, id, level);
     double secs = fti_now() - t0;
     if (e == FTI_E_OK)
         fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
@@ -133,9 +134,12 @@ static fti_err hand_over(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
     return e;
 }
 
-/* level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the caller
- * checked is enabled (ctx->l4). */
-static fti_err take(fti_ctx *ctx, int64_t id, int level)
+/* Checkpoint `id` of `level`: written (the local file, or straight to the
+ * global file system), post-processed and committed here, or handed over
+ * after the write (head, helper thread) or before it (staging) to commit
+ * later. level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the
+ * caller checked is enabled (ctx->l4). */
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
 {
     const fti_l4_store *st = level >= 4 ? ctx->l4[level] : NULL;
     int asked = level;
@@ -161,7 +165,7 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
                           "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
-        return failed(ctx, &c, &tm, e, bad);
+        return abandon(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
     if (!straight && level > 1 && !ctx->cfg.inline_l[level] && ctx->post_async[level])
@@ -175,15 +179,16 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     }
     tm.post = fti_now() - t1; /* metrics */
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
-        return failed(ctx, &c, &tm, e, bad);
+        return abandon(ctx, &c, &tm, e, bad);
     double t2 = fti_now();
     e = fti_checkpoint_commit(ctx, &c);
     tm.commit = fti_now() - t2; /* metrics */
     if (e == FTI_E_OK) {
-        committed(ctx, st, &c);
+        ctx->ckpt_count++;
+        remove_obsolete(ctx, st, &c);
         fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
     }
-    record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
+    metrics_line(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
     return e;
 }
 
