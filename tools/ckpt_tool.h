@@ -146,5 +146,6 @@ int ckpt_cmd_verify(const ckpt_opts *o);
 int ckpt_cmd_show(const ckpt_opts *o);
 int ckpt_cmd_extract(const ckpt_opts *o);
 int ckpt_cmd_stats(const ckpt_opts *o);
+int ckpt_cmd_names(const ckpt_opts *o);
 
 #endif /* FTI_CKPT_TOOL_H */
