@@ -78,6 +78,7 @@ extern const fti_l4_store fti_l4_posix_store, fti_l4_posix_dcp_store, fti_l4_mpi
 /* Shared by the stores (l4.c). */
 void fti_l4_unlink_warn(const char *path); /* unlink; ENOENT is fine */
 void fti_l4_h5_remove(fti_ctx *ctx, int slot); /* the per-rank HDF5 file (l4_store_stub.c) */
+void fti_l4_h5s_remove(fti_ctx *ctx, int slot); /* level 9's shared file (l4_store_stub.c) */
 /* The restored file at fti_path_rebuilt goes into this rank's local file. */
 fti_err fti_l4_adopt_rebuilt(fti_ctx *ctx, const fti_commit *c);
 

@@ -74,13 +74,24 @@ void fti_l4_h5_remove(fti_ctx *ctx, int slot)
     fti_l4_unlink_warn(path);
 }
 
+/* Level 9's shared file goes with its slot (rank 0's; the HDF5 shared
+ * store's remove too: no HDF5 call either). */
+void fti_l4_h5s_remove(fti_ctx *ctx, int slot)
+{
+    char path[FTI_PATH_MAX];
+    if (ctx->topo.app_rank != 0)
+        return;
+    fti_path_global_h5single(&ctx->dirs, path, slot);
+    fti_l4_unlink_warn(path);
+}
+
 static const fti_l4_store stubs[FTI_L4K_COUNT] = {
     [FTI_L4K_H5] = {.kind = &fti_l4_kinds[FTI_L4K_H5], .direct = stub_direct,
                     .write = stub_write, .verify = stub_verify, .restore = stub_restore,
                     .remove = fti_l4_h5_remove},
     [FTI_L4K_H5_SHARED] = {.kind = &fti_l4_kinds[FTI_L4K_H5_SHARED], .direct = stub_direct,
                            .write = stub_write, .verify = stub_verify,
-                           .read_var = stub_read_var},
+                           .read_var = stub_read_var, .remove = fti_l4_h5s_remove},
 };
 
 const fti_l4_store *fti_l4_store_stub(fti_l4_kind_id id)
