@@ -1,27 +1,20 @@
 /*
  * h5_api.c - FTI_InitGroup, FTI_RenameGroup and FTI_DefineDataset. They
  * place protected variables in the HDF5 checkpoints of ckpt_io = 5; in a
- * build without HDF5 they fail with a message, as ckpt_io = 5 does.
+ * build without HDF5 they fail with a message, as ckpt_io = 5 does. The
+ * context's table is freed by api.c through h5_groups.h, so api.c never
+ * calls back into this file (which calls api.c's fti_api_ctx).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "fti.h"
 
-#include "stores/hdf5/h5_api.h"
+#include "core/context.h"
 #include "stores/hdf5/h5_groups.h"
 #include "stores/hdf5/h5_single.h"
 #include "format/l4_kind.h"
 #include "base/log.h"
-
-void fti_h5_release(fti_ctx *ctx)
-{
-    if (ctx->h5 == NULL)
-        return;
-    fti_h5_groups_free(ctx->h5);
-    free(ctx->h5);
-    ctx->h5 = NULL;
-}
 
 /* The live context with its group table, or NULL with the error recorded. */
 static fti_ctx *h5_ctx(const char *fn)
