@@ -261,8 +261,8 @@ int fti_name_parse(const char *name, fti_name_info *n)
 
 const char *fti_name_kind_str(fti_name_kind kind)
 {
-    static const char *const words[] = {"none",   "rank", "partner",  "parity", "shared",
-                                        "h5",     "h5single", "dcp",  "commit"};
+    static const char *const words[] = {"none", "rank",     "partner", "parity", "shared",
+                                        "h5",   "h5single", "dcp",     "commit"};
     return (unsigned)kind < sizeof words / sizeof words[0] ? words[kind] : "none";
 }
 
