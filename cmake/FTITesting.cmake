@@ -9,7 +9,7 @@
 #   Exit status 77 is a skip (a privilege or hardware the machine lacks).
 # Both add the test's feature labels (mpiio, heads, ...) of test/labels.cmake.
 
-include(${CMAKE_CURRENT_LIST_DIR}/../test/labels.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../test/labels.cmake OPTIONAL) # a tree without test/ registers none
 
 # Target fti_tests_unit_l1_l4: what ctest -L '^(unit|l1|l2|l3|l4)$' runs (the
 # unit tests, the MPI test programs, fti-ckpt), so a build for those labels
