@@ -195,6 +195,17 @@ void fti_l4_h5_remove(fti_ctx *ctx, int slot)
     fti_l4_unlink_warn(path);
 }
 
+/* Level 9's shared file goes with its slot (rank 0's; the HDF5 shared
+ * store's remove too: no HDF5 call either). */
+void fti_l4_h5s_remove(fti_ctx *ctx, int slot)
+{
+    char path[FTI_PATH_MAX];
+    if (ctx->topo.app_rank != 0)
+        return;
+    fti_path_global_h5single(&ctx->dirs, path, slot);
+    fti_l4_unlink_warn(path);
+}
+
 int fti_l4_direct_allowed(const fti_ctx *ctx)
 {
     return !ctx->cfg.l4_local_copy && !ctx->post_async[4];

@@ -78,6 +78,7 @@ void fti_l4_unlink_warn(const char *path);
 /* Removes this rank's per-rank HDF5 file of `slot` (the HDF5 store's remove
  * and its stub's: it needs no HDF5 call). */
 void fti_l4_h5_remove(fti_ctx *ctx, int slot);
+void fti_l4_h5s_remove(fti_ctx *ctx, int slot); /* level 9's shared file */
 
 /* Whether POSIX or MPI-IO may skip the local file: no local copy asked for,
  * and no head or helper thread that would flush the local file

@@ -72,7 +72,7 @@ static const fti_l4_store stubs[FTI_L4K_COUNT] = {
                     .remove = fti_l4_h5_remove},
     [FTI_L4K_H5_SHARED] = {.kind = &fti_l4_kinds[FTI_L4K_H5_SHARED], .direct = stub_direct,
                            .write = stub_write, .verify = stub_verify,
-                           .read_var = stub_read_var},
+                           .read_var = stub_read_var, .remove = fti_l4_h5s_remove},
 };
 
 const fti_l4_store *fti_l4_store_stub(fti_l4_kind_id id)
