@@ -9,6 +9,9 @@
 #   for tests that build an application: never PATH's mpicc), a private
 #   scratch dir FTI_TEST_DIR (wiped before each run) and ENV.
 #   Exit status 77 is a skip (a privilege or hardware the machine lacks).
+# Both add the test's feature labels (mpiio, heads, ...) of test/labels.cmake.
+
+include(${CMAKE_CURRENT_LIST_DIR}/../test/labels.cmake OPTIONAL) # a tree without test/ registers none
 
 # Target fti_tests_unit_l1_l4: what ctest -L '^(unit|l1|l2|l3|l4)$' runs (the
 # unit tests, the MPI test programs, fti-ckpt), so a build for those labels
@@ -53,7 +56,9 @@ function(fti_add_unit_test name)
   target_include_directories(${name} PRIVATE ${CMOCKA_INCLUDE_DIRS})
   add_test(NAME ${name} COMMAND ${name})
   add_dependencies(fti_tests_unit_l1_l4 ${name})
-  set_tests_properties(${name} PROPERTIES LABELS "unit" TIMEOUT 120
+  fti_feature_labels(${name} features)
+  set(labels unit ${features})
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 120
     ENVIRONMENT "FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name}")
 endfunction()
 
@@ -63,7 +68,9 @@ function(fti_add_script_test name script)
     set(T_TIMEOUT 300)
   endif()
   add_test(NAME ${name} COMMAND bash ${script} ${T_ARGS})
-  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+  fti_feature_labels(${name} features)
+  set(labels ${T_LABELS} ${features})
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT ${T_TIMEOUT}
     SKIP_RETURN_CODE 77
     ENVIRONMENT "FTI_BUILD_DIR=${CMAKE_BINARY_DIR};FTI_SOURCE_DIR=${CMAKE_SOURCE_DIR};FTI_HAVE_ZSTD=${FTI_HAVE_ZSTD};FTI_MPICC=${MPI_C_COMPILER};${FTI_TEST_MPIEXEC_ENV};FTI_TEST_DIR=${CMAKE_BINARY_DIR}/testdirs/${name};${T_ENV}")
 endfunction()

@@ -30,14 +30,12 @@
 #include "format/layout.h"
 #include "base/fio.h"
 #include "format/dcp_file.h"
-#ifdef FTI_HAVE_HDF5
-#include "stores/hdf5/h5_file.h"
-#endif
 #include "format/l4_codec.h"
 #include "format/l4_kind.h"
 #include "format/l4_shared.h"
 #include "base/log.h"
 #include "base/safe_fs.h"
+#include "stores/hdf5/h5_convert.h"
 
 #define COPY_CHUNK ((size_t)4 << 20)
 
@@ -108,7 +106,10 @@ static int use_converted(piece *p, ckpt_file *f, fti_err e)
 {
     struct stat st;
     if (e != FTI_E_OK || p->fd < 0 || fstat(p->fd, &st) != 0) {
-        set_state(f, e == FTI_E_MISSING ? CK_MISSING : CK_BAD, "%s",
+        ckpt_state why = e == FTI_E_MISSING       ? CK_MISSING
+                         : e == FTI_E_UNSUPPORTED ? CK_NO_CODEC /* HDF5 in a build without */
+                                                  : CK_BAD;
+        set_state(f, why, "%s",
                   e != FTI_E_OK ? fti_last_error() : fti_fs_strerror(errno));
         return -1;
     }
@@ -138,10 +139,10 @@ static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece
 }
 
 /* HDF5 (io 5): the rank's HDF5 file converted by the library's own code
- * into a temporary checkpoint file; level 9's shared file is for HDF5 tools. */
+ * into a temporary checkpoint file (a build without HDF5 says it cannot);
+ * level 9's shared file is for HDF5 tools. */
 static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
-#ifdef FTI_HAVE_HDF5
     char tmp[] = "/tmp/fti-ckpt-h5-XXXXXX";
     fti_path_global_h5(&t->dirs, p->path, c->slot, rank);
     snprintf(f->path, sizeof f->path, "%s", p->path);
@@ -158,11 +159,6 @@ static int convert_h5(const ckpt_tool *t, const fti_commit *c, int rank, piece *
     p->fd = e == FTI_E_OK ? fti_open_read(tmp) : -1;
     unlink(tmp);
     return use_converted(p, f, e);
-#else
-    (void)t, (void)c, (void)rank, (void)p;
-    set_state(f, CK_NA, "HDF5 checkpoint: this fti-ckpt was built without HDF5");
-    return -1;
-#endif
 }
 
 /* ckpt_io = 1: the rank's own global file. */

@@ -51,7 +51,7 @@ typedef enum {
     CK_OK,        /* present, header and every checksum good, right checkpoint */
     CK_MISSING,   /* not there (or not visible from this node) */
     CK_BAD,       /* present but damaged, truncated or from another checkpoint */
-    CK_NO_CODEC,  /* present, compressed with a codec this build lacks (zstd) */
+    CK_NO_CODEC,  /* present, in a form this build cannot read: zstd, HDF5 */
     CK_NA         /* this level has no such file */
 } ckpt_state;
 
@@ -146,5 +146,6 @@ int ckpt_cmd_verify(const ckpt_opts *o);
 int ckpt_cmd_show(const ckpt_opts *o);
 int ckpt_cmd_extract(const ckpt_opts *o);
 int ckpt_cmd_stats(const ckpt_opts *o);
+int ckpt_cmd_names(const ckpt_opts *o);
 
 #endif /* FTI_CKPT_TOOL_H */

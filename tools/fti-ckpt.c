@@ -25,6 +25,9 @@ static const char usage_text[] =
     "  extract CONFIG [--id N] --rank R --var ID -o FILE [--format raw|npy]\n"
     "                                         one variable's verified bytes (- is stdout)\n"
     "  stats   METRICS_FILE                   summary of a metrics_file\n"
+    "  names   LIST                           what each file name of LIST (one a line, - is\n"
+    "                                         stdin) says: kind level slot rank tag name, \"-\"\n"
+    "                                         where it has none; kind none: not ours\n"
     "\n"
     "options:\n"
     "  --id N          the checkpoint id given to FTI_Checkpoint (default: the newest)\n"
@@ -127,7 +130,9 @@ static int parse_args(int argc, char **argv, ckpt_opts *o)
     int rest = argc - 1 - optind;
     if (rest != 1) {
         fprintf(stderr, "fti-ckpt %s: expected one %s argument, got %d\n", o->cmd,
-                strcmp(o->cmd, "stats") == 0 ? "METRICS_FILE" : "CONFIG", rest);
+                strcmp(o->cmd, "stats") == 0   ? "METRICS_FILE"
+                : strcmp(o->cmd, "names") == 0 ? "LIST"
+                                               : "CONFIG", rest);
         return -1;
     }
     o->path = argv[1 + optind];
@@ -141,7 +146,7 @@ int main(int argc, char **argv)
         int (*run)(const ckpt_opts *);
     } cmds[] = {{"list", ckpt_cmd_list},     {"verify", ckpt_cmd_verify},
                 {"show", ckpt_cmd_show},     {"extract", ckpt_cmd_extract},
-                {"stats", ckpt_cmd_stats}};
+                {"stats", ckpt_cmd_stats},   {"names", ckpt_cmd_names}};
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("fti-ckpt (libfti) %s\n", FTI_VERSION_STRING);
         return 0;

@@ -21,7 +21,7 @@
 #include "base/heap_probe.h"
 #include "runtime/job_claim.h"
 #include "runtime/jobstatus.h"
-#include "stores/hdf5/h5_api.h"
+#include "stores/hdf5/h5_groups.h"
 #include "stores/hdf5/h5_single.h"
 #include "stores/dcp.h"
 #include "runtime/watchdog.h"
@@ -89,7 +89,7 @@ static void release(fti_ctx *ctx)
     fti_staging_free(ctx);
     fti_capture_sets_free(&ctx->capture); /* pinned buffers and streams of device variables */
     fti_job_claim_release(ctx);
-    fti_h5_release(ctx);
+    fti_h5_groups_release(&ctx->h5);
 }
 
 /* Steps of FTI_Init that every rank does alike; each ends in agreement. */

@@ -4,40 +4,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/ckpt_expect.h"
+#include "core/checkpoint_commit.h"
+#include "core/checkpoint_write.h"
 #include "core/cleanup.h"
 #include "runtime/collective.h"
-#include "core/commit.h"
 #include "base/fault.h"
 #include "base/fio.h"
 #include "stores/dcp.h"
 #include "stores/l4_store.h"
 #include "levels/levels.h"
-#include "runtime/conf_update.h"
 #include "base/log.h"
 #include "runtime/log_fti.h"
-#include "runtime/jobstatus.h"
 #include "runtime/metrics.h"
 #include "base/safe_fs.h"
 #include "base/walltime.h"
 #include "runtime/watchdog.h"
 #include "core/post.h"
 #include "core/recover.h"
-
-fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c)
-{
-    fti_fault_phase(FTI_PHASE_BEFORE_COMMIT);
-    fti_err e = fti_commit_record_add(ctx, c);
-    if (e != FTI_E_OK)
-        return e;
-    fti_metrics_job_committed(ctx, c);
-    fti_conf_update(ctx, 1); /* FTI: a checkpoint exists to restart from */
-    fti_jobstatus_committed(ctx->topo.app_rank, c);
-    fti_fault_phase(FTI_PHASE_AFTER_COMMIT);
-    fti_recover_track(ctx, c); /* FTI_Recover in this run restores c; best effort */
-    fti_prune_after_commit(ctx, c);
-    return FTI_E_OK;
-}
+#include "core/recover_state.h"
 
 /* The slot a new checkpoint of `level` goes to: never the committed one,
  * nor, in a restart = never run, the one the record it replaces names as the
@@ -48,35 +32,19 @@ static int next_slot(const fti_ctx *ctx, int level)
     return m->cur[level].valid ? 1 - m->cur[level].slot : 0;
 }
 
-fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
-                                  uint64_t *bytes)
-{
-    char path[FTI_PATH_MAX];
-    fti_file_header hdr;
-    fti_expect_data_header(&hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
-    fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
-    fti_err e = fti_file_write_sets(path, reg, &hdr, (size_t)ctx->cfg.gpu_host_bufsize,
-                                    &ctx->capture);
-    if (e == FTI_E_OK) {
-        *bytes = hdr.file_size;
-        fti_file_header_free(&hdr);
-        fti_fault_wrote(FTI_PHASE_AFTER_LOCAL_WRITE, path, 0, 0);
-        fti_fault_phase(FTI_PHASE_AFTER_LOCAL_WRITE);
-    }
-    return e;
-}
-
 /* metrics: the checkpoint's line in metrics_file (collective; no-op without the key). */
-static void record(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const char *status)
+static void metrics_line(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, const char *status)
 {
     tm->app_wait = fti_now() - tm->start;
     fti_metrics_checkpoint(ctx, c, tm, status);
 }
 
-/* Every rank agreed that checkpoint c failed: its metrics line, then the error. */
-static fti_err failed(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
+/* Every rank agreed that checkpoint c failed (first on `rank`): it is
+ * abandoned, the last committed one stays; its metrics line, then the
+ * error (this rank's own, or one naming the rank that failed). */
+static fti_err abandon(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
 {
-    record(ctx, c, tm, "failed");
+    metrics_line(ctx, c, tm, "failed");
     return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on rank %d "
                                         "(see its message); the last committed checkpoint is kept",
                                         (unsigned long long)c->seq, c->level, rank);
@@ -99,19 +67,18 @@ static fti_err write_first(fti_ctx *ctx, const fti_l4_store *st, const fti_commi
 }
 
 /* Checkpoint c is committed: the store removes what c made obsolete. */
-static void committed(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
+static void remove_obsolete(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c)
 {
-    ctx->ckpt_count++;
     if (st != NULL && st->committed != NULL)
         st->committed(ctx, c);
 }
 
-static fti_err take(fti_ctx *ctx, int64_t id, int level);
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level);
 
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     double t0 = fti_now();
-    fti_err e = take(ctx, id, level);
+    fti_err e = write_and_commit(ctx, id, level);
     double secs = fti_now() - t0;
     if (e == FTI_E_OK)
         fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
@@ -167,9 +134,12 @@ static fti_err hand_over(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
     return e;
 }
 
-/* level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the caller
- * checked is enabled (ctx->l4). */
-static fti_err take(fti_ctx *ctx, int64_t id, int level)
+/* Checkpoint `id` of `level`: written (the local file, or straight to the
+ * global file system), post-processed and committed here, or handed over
+ * after the write (head, helper thread) or before it (staging) to commit
+ * later. level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the
+ * caller checked is enabled (ctx->l4). */
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
 {
     const fti_l4_store *st = level >= 4 ? ctx->l4[level] : NULL;
     int asked = level;
@@ -195,29 +165,30 @@ static fti_err take(fti_ctx *ctx, int64_t id, int level)
     fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
                           "checkpoint's first collective (its size)");
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
-        return failed(ctx, &c, &tm, e, bad);
+        return abandon(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
-    if (!straight && level > 1 && !ctx->cfg.inline_l[level] && fti_post_async_available(ctx, level))
+    if (!straight && level > 1 && !ctx->cfg.inline_l[level] && ctx->post_async[level])
         return hand_over(ctx, &c, &tm);
     double t1 = fti_now();
     if (level > 1 && !straight) { /* else written on the global file system already */
-        fti_fault_phase(fti_level_phase(level));
+        fti_fault_phase(fti_level(level)->phase);
         fti_ring ring;
         fti_ring_of(ctx, &ring);
         e = fti_level(level)->post(ctx, &c, &ring);
     }
     tm.post = fti_now() - t1; /* metrics */
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
-        return failed(ctx, &c, &tm, e, bad);
+        return abandon(ctx, &c, &tm, e, bad);
     double t2 = fti_now();
     e = fti_checkpoint_commit(ctx, &c);
     tm.commit = fti_now() - t2; /* metrics */
     if (e == FTI_E_OK) {
-        committed(ctx, st, &c);
+        ctx->ckpt_count++;
+        remove_obsolete(ctx, st, &c);
         fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
     }
-    record(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
+    metrics_line(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
     return e;
 }
 

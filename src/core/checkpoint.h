@@ -11,17 +11,6 @@
 /* Collective over the application ranks. Every rank returns the same code. */
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level);
 
-/* Collective: rank 0 commits c to the record and broadcasts the outcome;
- * all ranks update ctx->meta alike. */
-fti_err fti_checkpoint_commit(fti_ctx *ctx, const fti_commit *c);
-
-/* This rank's first file of checkpoint c (the local file), written from the
- * variables of `reg`: the context's registry, or an asynchronous
- * checkpoint's copy of it (ckpt_copy.h). Not collective: the helper thread
- * calls it. *bytes: the file's size. */
-fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
-                                  uint64_t *bytes);
-
 /* keep_last_ckpt = 1 at FTI_Finalize: when the newest committed checkpoint
  * is of level 1-3, it becomes an L4 checkpoint (its local files flushed to
  * the global directory, as FTI does), so the next job can restart on other

@@ -50,6 +50,18 @@ typedef struct fti_conf_record {
     int disabled; /* the file could not be rewritten: warned once */
 } fti_conf_record;
 
+/* FTI_SendFile's requests (staging.c): the outcome of each, by request id. */
+typedef struct fti_stage_requests {
+    int *result; /* FTI_SI_SCES or FTI_SI_FAIL */
+    int n;
+} fti_stage_requests;
+
+/* This rank's share of its last dCP layer (stores/dcp.c): the changed bytes
+ * it wrote and the protected bytes it covers, which fti_dcp_report sums. */
+typedef struct fti_dcp_share {
+    uint64_t changed, data;
+} fti_dcp_share;
+
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */
 struct fti_h5_groups;             /* HDF5 groups and dataset places (stores/hdf5/h5_groups.h) */
 struct fti_l4_store;              /* an L4 store's hooks (stores/l4_store.h) */
@@ -69,11 +81,17 @@ typedef struct fti_ctx {
     fti_schedule sched;
     fti_recovery rec;
     fti_post *post;
+    int post_async[5];      /* [level 2-4]: post-processed off the application's path (head or
+                               helper thread); decided once by fti_post_init (post.c), all 0
+                               without it. The L4 stores ask it too (a direct write needs no
+                               flush). */
     const struct fti_l4_store *l4[10]; /* the store of level 4, FTI_L4_DCP (8) and
                                         * FTI_L4_H5_SINGLE (9), chosen once from cfg;
                                         * NULL elsewhere (stores/l4_store.h) */
     MPI_Comm user_comm;     /* as given to FTI_Init (FTI's test programs talk to heads on it) */
     struct fti_h5_groups *h5; /* FTI_InitGroup / FTI_DefineDataset; NULL until first used */
+    fti_stage_requests stage; /* FTI_SendFile (staging.c) */
+    fti_dcp_share dcp_last; /* this rank's last dCP layer, for its report (stores/dcp.c) */
     int icp_active;         /* between FTI_InitICP and FTI_FinalizeICP */
     int icp_id, icp_level;
     uint64_t ckpt_count;    /* checkpoints taken by this run */

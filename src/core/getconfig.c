@@ -109,8 +109,10 @@ static void fill_group(FTIT_topology *t, const fti_topology *tp)
     t->sectorID = tp->group;
     t->groupSize = tp->group_size;
     t->nodeRank = t->groupRank = tp->group_pos; /* the node's position in its group */
-    t->left = tp->left;
-    t->right = tp->right;
+    if (!tp->is_head) { /* FTI's ring neighbours in the group, by plan.c's rule */
+        t->left = fti_plan_ring_prev(&tp->shape, tp->group_pos);
+        t->right = fti_plan_ring_next(&tp->shape, tp->group_pos);
+    }
 }
 
 static void fill_topology(FTIT_topology *t, const fti_topology *tp, int heads)

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/checkpoint.h"
+#include "core/checkpoint_commit.h"
+#include "core/checkpoint_write.h"
 #include "runtime/collective.h"
 #include "core/cleanup.h"
 #include "core/commit.h"
@@ -61,7 +62,7 @@ static fti_err ring_post(fti_ctx *ctx, const fti_commit *c)
 {
     fti_ring ring;
     fti_ring_of(ctx, &ring);
-    fti_fault_phase(fti_level_phase(c->level));
+    fti_fault_phase(fti_level(c->level)->phase);
     return fti_level(c->level)->post(ctx, c, &ring);
 }
 
@@ -108,7 +109,7 @@ static fti_err run_staged(fti_post *p, fti_commit *c)
         p->post_secs = 0;
         return e;
     }
-    if (p->mode == POST_HEAD && fti_post_async_available(ctx, c->level))
+    if (p->mode == POST_HEAD && ctx->post_async[c->level])
         return head_post(ctx, c);
     return run_post(ctx, c);
 }
@@ -167,14 +168,19 @@ static fti_err start_thread(fti_ctx *ctx, fti_post *p)
     return FTI_E_OK;
 }
 
-fti_err fti_post_init(fti_ctx *ctx)
+/* Whether checkpoints of `level` (2-4) can be post-processed off the
+ * application's path, once the worker is started. */
+static int async_available(const fti_ctx *ctx, const fti_post *p, int level)
 {
-    fti_post *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        return fti_fail(FTI_E_NOMEM, "FTI_Init: out of memory");
-    p->ctx = ctx;
-    p->reply = MPI_REQUEST_NULL;
-    ctx->post = p;
+    if (ctx->cfg.inline_l[level])
+        return 0;
+    if (p->mode == POST_HEAD) /* a shared MPI-IO file needs the application ranks' collective */
+        return level != 4 || ctx->l4[4] == NULL || ctx->l4[4]->post_on_heads;
+    return p->mode == POST_THREAD;
+}
+
+static fti_err start_worker(fti_ctx *ctx, fti_post *p)
+{
     fti_err e = FTI_E_OK;
     if (ctx->cfg.head) {
         p->mode = POST_HEAD;
@@ -194,6 +200,20 @@ fti_err fti_post_init(fti_ctx *ctx)
     return e;
 }
 
+fti_err fti_post_init(fti_ctx *ctx)
+{
+    fti_post *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return fti_fail(FTI_E_NOMEM, "FTI_Init: out of memory");
+    p->ctx = ctx;
+    p->reply = MPI_REQUEST_NULL;
+    ctx->post = p;
+    fti_err e = start_worker(ctx, p);
+    for (int level = 2; level <= 4; level++)
+        ctx->post_async[level] = async_available(ctx, p, level);
+    return e;
+}
+
 void fti_post_shutdown(fti_ctx *ctx)
 {
     fti_post *p = ctx->post;
@@ -208,6 +228,7 @@ void fti_post_shutdown(fti_ctx *ctx)
     fti_ckpt_copy_free(&p->copy);
     free(p);
     ctx->post = NULL;
+    memset(ctx->post_async, 0, sizeof ctx->post_async);
 }
 
 /* In the thread: the head post-processes c for this rank's node. */
@@ -222,16 +243,6 @@ static fti_err head_post(fti_ctx *ctx, const fti_commit *c)
     p->post_secs = fti_now() - t0;
     return ok ? FTI_E_OK : fti_fail(FTI_E_IO, "level %d post-processing of checkpoint #%llu "
                                     "failed on the head", c->level, (unsigned long long)c->seq);
-}
-
-int fti_post_async_available(fti_ctx *ctx, int level)
-{
-    fti_post *p = ctx->post;
-    if (p == NULL || ctx->cfg.inline_l[level])
-        return 0;
-    if (p->mode == POST_HEAD) /* a shared MPI-IO file needs the application ranks' collective */
-        return level != 4 || ctx->l4[4] == NULL || ctx->l4[4]->post_on_heads;
-    return p->mode == POST_THREAD;
 }
 
 fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c)
@@ -406,7 +417,7 @@ fti_err fti_post_poll(fti_ctx *ctx)
 static int run_head_job(fti_ctx *ctx, const fti_commit *c)
 {
     int ok = 1;
-    fti_fault_phase(fti_level_phase(c->level));
+    fti_fault_phase(fti_level(c->level)->phase);
     for (int pos = 0; pos < ctx->topo.app_per_node; pos++) {
         fti_ring ring;
         fti_head_ring_of(ctx, pos, &ring);

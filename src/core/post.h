@@ -10,9 +10,6 @@
 
 #include "core/context.h"
 
-/* 1 when checkpoints of this level can be post-processed asynchronously. */
-int fti_post_async_available(fti_ctx *ctx, int level);
-
 /* Hands checkpoint c (local files written on every rank) to the async worker. */
 fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c);
 
@@ -33,7 +30,9 @@ fti_err fti_post_wait(fti_ctx *ctx);
 /* Collective, called by FTI_Snapshot: commits a finished job without waiting. */
 fti_err fti_post_poll(fti_ctx *ctx);
 
-/* Starts/stops the worker (thread or head protocol). */
+/* Starts/stops the worker (thread or head protocol). Init decides
+ * ctx->post_async (which levels are post-processed asynchronously);
+ * shutdown clears it. */
 fti_err fti_post_init(fti_ctx *ctx);
 void fti_post_shutdown(fti_ctx *ctx);
 

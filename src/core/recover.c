@@ -424,18 +424,6 @@ static fti_err ensure_local_file(fti_ctx *ctx)
     return fti_l4_restore_own(ctx, &r->chosen);
 }
 
-/* As FTI, an L4 checkpoint keeps no local file (unless l4_local_copy = 1):
- * the one restored from the global copy goes once it was read; a later
- * recovery fetches it again. A global copy read where it is stays. */
-static void drop_l4_copy(fti_ctx *ctx)
-{
-    char local[FTI_PATH_MAX];
-    const fti_commit *c = &ctx->rec.chosen;
-    fti_path_local(&ctx->dirs, local, c->level, c->slot, ctx->topo.app_rank);
-    if (c->level == 4 && !ctx->cfg.l4_local_copy && strcmp(ctx->rec.path, local) == 0)
-        unlink(local);
-}
-
 /* The tail of a long path, which names the file (a reason has 200 bytes). */
 static const char *path_tail(const char *path)
 {
@@ -566,7 +554,7 @@ fti_err fti_recover_all(fti_ctx *ctx)
     fti_file_map_release(&ctx->rec.map); /* every variable is back: a later call reads */
     if (fd >= 0) {
         close(fd);
-        drop_l4_copy(ctx);
+        fti_recover_drop_l4_copy(ctx);
     }
     if (ctx->rec.available) /* metrics */
         fti_metrics_restore(ctx, fti_now() - t0, e == FTI_E_OK);
@@ -575,61 +563,12 @@ fti_err fti_recover_all(fti_ctx *ctx)
     return e;
 }
 
-int fti_recover_passed_over(const fti_ctx *ctx, const fti_commit *c)
-{
-    const fti_recovery *r = &ctx->rec;
-    return (r->refused || (r->available && c->seq > r->chosen.seq)) && c->seq <= r->start_seq;
-}
-
-void fti_recover_start_fresh(fti_ctx *ctx)
-{
-    uint64_t start = ctx->rec.start_seq;
-    fti_recover_release(ctx);
-    memset(&ctx->rec, 0, sizeof ctx->rec);
-    ctx->rec.var_fd = -1;
-    ctx->rec.start_seq = start;
-    ctx->rec.refused = 1;
-}
-
-int fti_recover_refused_untouched(const fti_ctx *ctx)
-{
-    return ctx->rec.refused && ctx->meta.last_seq == ctx->rec.start_seq;
-}
-
-int fti_recover_replaced_untouched(const fti_ctx *ctx)
-{
-    return ctx->replaced.last_seq != 0 && ctx->meta.last_seq == ctx->replaced.last_seq;
-}
-
 void fti_recover_reprotect_due(fti_ctx *ctx)
 {
     if (!ctx->rec.reprotect_due)
         return;
     ctx->rec.reprotect_due = 0;
     fti_level(ctx->rec.reprotect.level)->reprotect(ctx, &ctx->rec.reprotect, 0);
-}
-
-fti_err fti_recover_track(fti_ctx *ctx, const fti_commit *c)
-{
-    fti_recovery *r = &ctx->rec;
-    fti_file_header written = r->l4_written; /* an L4 file written with no local copy */
-    memset(&r->l4_written, 0, sizeof r->l4_written);
-    fti_recover_release(ctx);
-    r->available = 0;
-    r->verified.known = 0; /* its header is checked below, not its bytes */
-    r->chosen = *c;
-    fti_path_local(&ctx->dirs, r->path, c->level, c->slot, ctx->topo.app_rank);
-    if (c->level == 4 && written.vars != NULL && written.seq == c->seq && access(r->path, F_OK) != 0) {
-        r->hdr = written; /* FTI_Recover fetches the file from the global copy */
-        r->available = 1;
-        return FTI_E_OK;
-    }
-    fti_file_header_free(&written);
-    fti_log_quiet(1);
-    fti_err e = fti_file_verify(r->path, c->seq, 0, &r->hdr);
-    fti_log_quiet(0);
-    r->available = e == FTI_E_OK;
-    return e;
 }
 
 fti_err fti_recover_var_open(fti_ctx *ctx)
@@ -663,23 +602,6 @@ fti_err fti_recover_var(fti_ctx *ctx, int id)
         return e;
     }
     return restore_one(ctx, ctx->rec.var_fd, v);
-}
-
-void fti_recover_var_close(fti_ctx *ctx)
-{
-    if (ctx->rec.var_fd >= 0) {
-        close(ctx->rec.var_fd);
-        drop_l4_copy(ctx);
-    }
-    ctx->rec.var_fd = -1;
-}
-
-void fti_recover_release(fti_ctx *ctx)
-{
-    fti_recover_var_close(ctx);
-    fti_file_map_release(&ctx->rec.map);
-    fti_file_header_free(&ctx->rec.hdr);
-    fti_file_header_free(&ctx->rec.l4_written);
 }
 
 int fti_recover_name_id(fti_ctx *ctx, const char *name)

@@ -10,10 +10,6 @@
 #include "base/log.h"
 #include "base/safe_fs.h"
 
-/* Request outcomes, indexed by request id, kept in a small growable array. */
-static int *results;
-static int nresults;
-
 static fti_err need_staging(fti_ctx *ctx, const char *fn)
 {
     if (!ctx->cfg.enable_staging)
@@ -55,31 +51,31 @@ int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath)
     /* As FTI: the remote path is opened as given, so a relative one is
      * relative to the working directory, whose parent must exist. */
     const char *dst = rpath;
-    int *r = realloc(results, (size_t)(nresults + 1) * sizeof *r);
+    fti_stage_requests *q = &ctx->stage;
+    int *r = realloc(q->result, (size_t)(q->n + 1) * sizeof *r);
     if (r == NULL) {
         fti_fail(FTI_E_NOMEM, "FTI_SendFile: out of memory");
         return FTI_NSCS;
     }
-    results = r;
+    q->result = r;
     int ok = fti_copy_file(lpath, dst) == 0;
     if (!ok)
         fti_fail(FTI_E_IO, "FTI_SendFile: copying %s to %s: %s", lpath, dst, fti_fs_strerror(errno));
-    results[nresults] = ok ? FTI_SI_SCES : FTI_SI_FAIL;
-    return nresults++;
+    q->result[q->n] = ok ? FTI_SI_SCES : FTI_SI_FAIL;
+    return q->n++;
 }
 
 int fti_staging_status(fti_ctx *ctx, int id)
 {
-    (void)ctx;
-    if (id < 0 || id >= nresults)
+    const fti_stage_requests *q = &ctx->stage;
+    if (id < 0 || id >= q->n)
         return FTI_SI_NINI;
-    return results[id];
+    return q->result[id];
 }
 
 void fti_staging_free(fti_ctx *ctx)
 {
-    (void)ctx;
-    free(results);
-    results = NULL;
-    nresults = 0;
+    free(ctx->stage.result);
+    ctx->stage.result = NULL;
+    ctx->stage.n = 0;
 }

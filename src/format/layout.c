@@ -147,35 +147,143 @@ void fti_path_temp(char *out, const char *path, const char *tag)
     fmt_path(out, "%.*s.%s%s", (int)(dot - path), path, tag, dot);
 }
 
-/* name ends in suffix */
-static int ends_with(const char *name, const char *suffix)
+/* Reads a decimal number of 1 to 19 digits at *p, advancing *p. */
+static int take_num(const char **p, uint64_t *v)
 {
-    size_t n = strlen(name), k = strlen(suffix);
-    return n >= k && strcmp(name + n - k, suffix) == 0;
+    const char *s = *p;
+    uint64_t n = 0;
+    while (*s >= '0' && *s <= '9' && s - *p < 19)
+        n = n * 10 + (uint64_t)(*s++ - '0');
+    if (s == *p || (*s >= '0' && *s <= '9'))
+        return 0;
+    *v = n;
+    *p = s;
+    return 1;
+}
+
+static int take_word(const char **p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*p, word, n) != 0)
+        return 0;
+    *p += n;
+    return 1;
+}
+
+static int take_int(const char **p, int *v)
+{
+    uint64_t u;
+    if (!take_num(p, &u) || u > INT_MAX)
+        return 0;
+    *v = (int)u;
+    return 1;
+}
+
+/* The end of a name, [.<tag>].fti or [.<tag>].h5, the tag being what
+ * fti_path_rebuilt and fti_path_temp insert ("rebuilt", "tmp", "z",
+ * "rebuilt.tmp"): sets n->tag and *h5, 1 if p is all of it. */
+static int take_suffix(const char *p, fti_name_info *n, int *h5)
+{
+    const char *ext = strrchr(p, '.');
+    if (*p != '.' || ext == NULL)
+        return 0;
+    size_t len = (size_t)(ext - p);
+    if (len > 0) {
+        p++; /* the tag: words of a-z, 0-9 between dots */
+        len--;
+        if (len == 0 || len >= sizeof n->tag || p[len - 1] == '.')
+            return 0;
+        for (size_t i = 0; i < len; i++)
+            if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') ||
+                  (p[i] == '.' && i > 0 && p[i - 1] != '.')))
+                return 0;
+        memcpy(n->tag, p, len);
+    }
+    *h5 = strcmp(ext + 1, "h5") == 0;
+    return *h5 || strcmp(ext + 1, "fti") == 0;
+}
+
+/* After "l<L>-s<S>-": whose file it is, rank<R> | partner-rank<R> |
+ * parity-rank<R> | shared | single, then the suffix. */
+static fti_name_kind take_owner(const char *p, fti_name_info *n)
+{
+    int h5 = 0;
+    if (take_word(&p, "shared"))
+        return n->level == 4 && take_suffix(p, n, &h5) && !h5 ? FTI_NAME_SHARED : FTI_NAME_NONE;
+    if (take_word(&p, "single"))
+        return n->level == 4 && take_suffix(p, n, &h5) && h5 ? FTI_NAME_H5SINGLE : FTI_NAME_NONE;
+    fti_name_kind k = FTI_NAME_RANK;
+    if (take_word(&p, "partner-"))
+        k = n->level == 2 ? FTI_NAME_PARTNER : FTI_NAME_NONE;
+    else if (take_word(&p, "parity-"))
+        k = n->level == 3 ? FTI_NAME_PARITY : FTI_NAME_NONE;
+    if (k == FTI_NAME_NONE || !take_word(&p, "rank") || !take_int(&p, &n->rank) ||
+        !take_suffix(p, n, &h5))
+        return FTI_NAME_NONE;
+    if (h5)
+        return k == FTI_NAME_RANK && n->level == 4 ? FTI_NAME_H5 : FTI_NAME_NONE;
+    return k;
+}
+
+/* After "l4-dcp-": rank<R>-<seq>[.<tag>].fti. */
+static fti_name_kind take_dcp(const char *p, fti_name_info *n)
+{
+    int h5 = 0;
+    if (n->level != 4 || !take_word(&p, "rank") || !take_int(&p, &n->rank) ||
+        !take_word(&p, "-") || !take_num(&p, &n->seq) || !take_suffix(p, n, &h5) || h5)
+        return FTI_NAME_NONE;
+    return FTI_NAME_DCP;
+}
+
+int fti_name_parse(const char *name, fti_name_info *n)
+{
+    memset(n, 0, sizeof *n);
+    n->level = n->slot = n->rank = -1;
+    const char *p = name;
+    fti_name_kind k = FTI_NAME_NONE;
+    if (strcmp(name, "commit") == 0)
+        k = FTI_NAME_COMMIT;
+    else if (take_word(&p, "l") && *p >= '1' && *p <= '4' && p[1] == '-') {
+        n->level = *p - '0';
+        p += 2;
+        if (take_word(&p, "dcp-"))
+            k = take_dcp(p, n);
+        else if (take_word(&p, "s") && take_int(&p, &n->slot) && take_word(&p, "-"))
+            k = take_owner(p, n);
+    }
+    if (k == FTI_NAME_NONE) {
+        memset(n, 0, sizeof *n);
+        n->level = n->slot = n->rank = -1;
+    }
+    n->kind = k;
+    return k != FTI_NAME_NONE;
+}
+
+const char *fti_name_kind_str(fti_name_kind kind)
+{
+    static const char *const words[] = {"none", "rank",     "partner", "parity", "shared",
+                                        "h5",   "h5single", "dcp",     "commit"};
+    return (unsigned)kind < sizeof words / sizeof words[0] ? words[kind] : "none";
 }
 
 int fti_name_ckpt(const char *name, int *rank)
 {
+    fti_name_info n;
     *rank = -1;
-    if (name[0] != 'l' || name[1] < '1' || name[1] > '4' || name[2] != '-' ||
-        !(ends_with(name, ".fti") || ends_with(name, ".h5")))
+    if (!fti_name_parse(name, &n) || n.level < 1)
         return 0;
-    const char *dot = strchr(name, '.'), *r = dot;
-    while (r > name && r[-1] >= '0' && r[-1] <= '9')
-        r--;
-    if (r < dot && r - name >= 5 && strncmp(r - 5, "-rank", 5) == 0)
-        *rank = atoi(r);
-    return name[1] - '0';
+    if (n.kind != FTI_NAME_DCP) /* a layer is kept apart, by fti_name_dcp_layer */
+        *rank = n.rank;
+    return n.level;
 }
 
 int fti_name_dcp_layer(const char *name, int rank, uint64_t *seq, int *tmp)
 {
-    char prefix[64];
-    int n = snprintf(prefix, sizeof prefix, "l4-dcp-rank%d-", rank);
-    if (strncmp(name, prefix, (size_t)n) != 0 || name[n] < '0' || name[n] > '9')
+    fti_name_info n;
+    if (!fti_name_parse(name, &n) || n.kind != FTI_NAME_DCP || n.rank != rank ||
+        (n.tag[0] != '\0' && strcmp(n.tag, "tmp") != 0))
         return 0;
-    char *end = NULL;
-    *seq = strtoull(name + n, &end, 10);
-    *tmp = strcmp(end, ".tmp.fti") == 0;
-    return *tmp || strcmp(end, ".fti") == 0;
+    *seq = n.seq;
+    *tmp = n.tag[0] != '\0';
+    return 1;
 }

@@ -75,10 +75,39 @@ void fti_path_temp(char *out, const char *path, const char *tag);
 
 /* ---- parsing the names built above (a file name, not a path) ---- */
 
+/* Every name built above, as fti_name_parse reads it back. */
+typedef enum fti_name_kind {
+    FTI_NAME_NONE = 0, /* not a name of ours */
+    FTI_NAME_RANK,     /* l<L>-s<S>-rank<R>.fti: a rank's file (local, or its L4 copy) */
+    FTI_NAME_PARTNER,  /* l2-s<S>-partner-rank<R>.fti */
+    FTI_NAME_PARITY,   /* l3-s<S>-parity-rank<R>.fti */
+    FTI_NAME_SHARED,   /* l4-s<S>-shared.fti (ckpt_io = 2) */
+    FTI_NAME_H5,       /* l4-s<S>-rank<R>.h5 (ckpt_io = 5) */
+    FTI_NAME_H5SINGLE, /* l4-s<S>-single.h5 (FTI_L4_H5_SINGLE) */
+    FTI_NAME_DCP,      /* l4-dcp-rank<R>-<seq>.fti */
+    FTI_NAME_COMMIT,   /* commit, the commit record */
+} fti_name_kind;
+
+typedef struct fti_name_info {
+    fti_name_kind kind;
+    int level, slot, rank; /* -1 where the name has none */
+    uint64_t seq;          /* a dCP layer's sequence number */
+    char tag[24];          /* "rebuilt", "tmp", "z", "rebuilt.tmp": a file beside the named one */
+} fti_name_info;
+
+/* Parses a file name (not a path) built above: 1 with *n filled, else 0
+ * (n->kind FTI_NAME_NONE). The one reader of our names: the library's
+ * cleanup and recovery and fti-ckpt's 'names' command (which fti-fault
+ * uses) all go through it. */
+int fti_name_parse(const char *name, fti_name_info *n);
+
+/* "rank", "partner", ...: the kind's word in fti-ckpt names' output. */
+const char *fti_name_kind_str(fti_name_kind kind);
+
 /* A checkpoint file of this library, l<L>-...(.fti|.h5) with level L 1-4:
- * returns L and sets *rank to R when its stem (up to the first '.') ends in
- * "-rank<R>" (a partner copy names the rank it belongs to), else -1.
- * Returns 0 for any other name. */
+ * returns L and sets *rank to R when it is rank R's (a partner copy names
+ * the rank it belongs to; a dCP layer, the shared files: -1). Returns 0
+ * for any other name. */
 int fti_name_ckpt(const char *name, int *rank);
 
 /* A dCP layer of `rank`, l4-dcp-rank<R>-<seq>.fti or its temporary

@@ -31,7 +31,7 @@ static fti_err l2_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *r)
     fti_path_partner(&ctx->dirs, copy, c->slot, r->app_rank[r->left]);
     e = fti_ring_transfer(r, mine, r->right, copy, r->left, (size_t)ctx->cfg.transfer_size);
     if (e == FTI_E_OK)
-        fti_fault_wrote(fti_level_phase(2), copy, 0, 0);
+        fti_fault_wrote(fti_l2_ops.phase, copy, 0, 0);
     return e;
 }
 
@@ -144,6 +144,7 @@ static void l2_remove(fti_ctx *ctx, int slot)
     unlink(copy);
 }
 
-const fti_level_ops fti_l2_ops = {.level = 2, .name = "L2 partner copy", .post = l2_post,
+const fti_level_ops fti_l2_ops = {.level = 2, .name = "L2 partner copy",
+                                  .phase = FTI_PHASE_L2_SEND, .post = l2_post,
                                   .rebuild = l2_rebuild, .reprotect = l2_reprotect,
                                   .remove = l2_remove};

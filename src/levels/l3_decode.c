@@ -116,7 +116,10 @@ static void add_shares(dec *d, rstage *s, MPI_Request *other)
     }
 }
 
-static void post(dec *d, uint64_t k, MPI_Request *other)
+/* Message k: posts this member's receives of the rows it owns, reads its
+ * pieces, adds their shares to every lost row and sends each owner its
+ * rows; `other` (the message in flight) progresses meanwhile. */
+static void start_exchange(dec *d, uint64_t k, MPI_Request *other)
 {
     const fti_l3_job *j = d->j;
     rstage *s = &d->st[k & 1];
@@ -253,10 +256,10 @@ int fti_l3_rebuild_stream(const fti_l3_job *j, const fti_rs_plan *plan, const ft
     }
     uint64_t n = (j->smax + j->msg - 1) / j->msg;
     if (n > 0)
-        post(&d, 0, d.st[1].req);
+        start_exchange(&d, 0, d.st[1].req);
     for (uint64_t k = 0; k < n; k++) {
         if (k + 1 < n)
-            post(&d, k + 1, d.st[k & 1].req);
+            start_exchange(&d, k + 1, d.st[k & 1].req);
         consume(&d, k, d.st[(k + 1) & 1].req);
     }
     *parity_sum = d.err ? 0 : fti_hash_final(&d.h);

@@ -70,7 +70,7 @@ static void note(enc *e, int rc)
 
 /* Reads this member's piece of message k into its slot, then posts the
  * gather; `other` (the message in flight) progresses meanwhile. */
-static void post(enc *e, uint64_t k, MPI_Request *other)
+static void start_gather(enc *e, uint64_t k, MPI_Request *other)
 {
     const fti_l3_job *j = e->j;
     stage *s = &e->st[k & 1];
@@ -143,10 +143,10 @@ int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t pari
         e.err = EBADF;
     uint64_t n = (j->smax + j->msg - 1) / j->msg;
     if (n > 0)
-        post(&e, 0, &e.st[1].req);
+        start_gather(&e, 0, &e.st[1].req);
     for (uint64_t k = 0; k < n; k++) {
         if (k + 1 < n)
-            post(&e, k + 1, &e.st[k & 1].req);
+            start_gather(&e, k + 1, &e.st[k & 1].req);
         consume(&e, k, &e.st[(k + 1) & 1].req);
     }
     *sum = e.err ? 0 : fti_hash_final(&e.h);

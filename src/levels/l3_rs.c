@@ -170,7 +170,7 @@ static fti_err l3_post_op(fti_ctx *ctx, const fti_commit *c, const fti_ring *rin
     if (e == FTI_E_OK && fti_fault_enabled) {
         char parity[FTI_PATH_MAX];
         fti_path_parity(&ctx->dirs, parity, c->slot, ring->app_rank[ring->pos]);
-        fti_fault_wrote(fti_level_phase(3), parity, 0, 0);
+        fti_fault_wrote(fti_l3_ops.phase, parity, 0, 0);
     }
     return e;
 }
@@ -450,6 +450,7 @@ static void l3_remove(fti_ctx *ctx, int slot)
     unlink(path);
 }
 
-const fti_level_ops fti_l3_ops = {.level = 3, .name = "L3 Reed-Solomon", .post = l3_post_op,
+const fti_level_ops fti_l3_ops = {.level = 3, .name = "L3 Reed-Solomon",
+                                  .phase = FTI_PHASE_L3_ENCODE, .post = l3_post_op,
                                   .rebuild = l3_rebuild, .reprotect = l3_reprotect,
                                   .discard = l3_discard, .remove = l3_remove};

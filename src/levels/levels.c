@@ -11,8 +11,3 @@ const fti_level_ops *fti_level(int level)
     default: return NULL;
     }
 }
-
-fti_phase fti_level_phase(int level)
-{
-    return level == 2 ? FTI_PHASE_L2_SEND : level == 3 ? FTI_PHASE_L3_ENCODE : FTI_PHASE_L4_FLUSH;
-}

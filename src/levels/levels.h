@@ -14,6 +14,10 @@
 typedef struct fti_level_ops {
     int level;
     const char *name;
+    /* The fault-injection phase of its post-processing (FTI_FAULT): the
+     * caller's fti_fault_phase before `post`, the level's fti_fault_wrote
+     * after each file it writes. */
+    fti_phase phase;
     /* Collective over `ring` (application ranks, or the heads of the group's
      * nodes): after every rank wrote its local file of checkpoint c. This
      * member handles the files of ring->app_rank[ring->pos]. Returns this
@@ -41,10 +45,7 @@ typedef struct fti_level_ops {
     void (*remove)(fti_ctx *ctx, int slot);
 } fti_level_ops;
 
-/* The fault-injection phase of level 2-4's post-processing (FTI_FAULT). */
-fti_phase fti_level_phase(int level);
-
-/* The ops of level 2-4, or NULL. */
+/* The ops of level 2-4, or NULL. A registry only: the levels never call it. */
 const fti_level_ops *fti_level(int level);
 
 extern const fti_level_ops fti_l2_ops, fti_l3_ops, fti_l4_ops;

@@ -130,8 +130,6 @@ fti_err fti_topology_build(fti_topology *t, const fti_config *cfg, MPI_Comm comm
         else
             MPI_Comm_split(t->app, fti_plan_ring(&t->shape, t->app_rank), t->group_pos,
                            &t->group_comm);
-        t->right = fti_plan_ring_next(&t->shape, t->group_pos);
-        t->left = fti_plan_ring_prev(&t->shape, t->group_pos);
     }
     return FTI_E_OK;
 }

@@ -34,8 +34,8 @@ typedef struct fti_topology {
     int group;           /* my group id */
     int group_pos;       /* my node's index in its group */
     fti_shape shape;     /* the job's shape: plan.h places any rank with it */
-    MPI_Comm group_comm; /* the application ranks with my node_pos in my group, ordered by node */
-    int left, right;     /* app ranks in group_comm's ring: previous and next node's peer */
+    MPI_Comm group_comm; /* the application ranks with my node_pos in my group, ordered by node;
+                          * its ring neighbours: levels/ring.c (fti_ring_of, from plan.c) */
     MPI_Comm head_comm;  /* on heads: the heads of my group, ordered by node */
     MPI_Comm heads;      /* on heads: every head, ordered by node */
     MPI_Comm flush;      /* dup of app for L4 MPI-IO, which may run in the helper thread */

@@ -19,15 +19,11 @@
 #include "base/fault.h"
 #include "base/fio.h"
 #include "base/integrity.h"
-#include "core/recover.h"
-#include "stores/l4_pfs.h"
+#include "core/recover_state.h"
+#include "stores/l4_common.h"
 #include "stores/l4_store.h"
 #include "base/log.h"
 #include "base/safe_fs.h"
-
-/* This rank's share of its last layer: the changed bytes it wrote and the
- * protected bytes it covers (fti_dcp_report sums them over the ranks). */
-static uint64_t last_changed, last_data;
 
 /* 1 when committed checkpoint c is a dCP layer. */
 static int is_layer(const fti_commit *c)
@@ -222,10 +218,11 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
                 (unsigned long long)c->seq, (unsigned long long)l.data_size,
                 (unsigned long long)(l.image.file_size - l.image.data_offset), l.depth);
     *bytes = l.data_offset + l.data_size;
-    last_changed = e == FTI_E_OK ? l.data_size : 0;
-    last_data = 0;
+    fti_dcp_share *share = &ctx->dcp_last; /* for fti_dcp_report */
+    share->changed = e == FTI_E_OK ? l.data_size : 0;
+    share->data = 0;
     for (uint32_t i = 0; e == FTI_E_OK && i < l.image.nvars; i++)
-        last_data += l.image.vars[i].nbytes;
+        share->data += l.image.vars[i].nbytes;
     fti_dcp_layer_free(&l);
     if (have_prev)
         fti_dcp_layer_free(&prev);
@@ -248,7 +245,7 @@ static void print_share(uint64_t data, uint64_t changed)
 
 void fti_dcp_report(fti_ctx *ctx)
 {
-    uint64_t mine[2] = {last_changed, last_data}, sum[2];
+    uint64_t mine[2] = {ctx->dcp_last.changed, ctx->dcp_last.data}, sum[2];
     MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, ctx->topo.app);
     if (ctx->topo.app_rank == 0) /* at every verbosity, as FTI */
         print_share(sum[1], sum[0]);

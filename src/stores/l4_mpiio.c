@@ -18,9 +18,9 @@
 #include "format/layout.h"
 #include "base/fault.h"
 #include "base/fio.h"
-#include "stores/l4_pfs.h"
+#include "stores/l4_common.h"
+#include "stores/l4_store.h"
 #include "format/l4_shared.h"
-#include "levels/levels.h"
 #include "base/log.h"
 #include "base/safe_fs.h"
 
@@ -320,21 +320,26 @@ static fti_err write_and_publish(sh_writer *w, fti_err prepared)
     if (e == FTI_E_OK)
         e = publish(w);
     if (e == FTI_E_OK) /* this rank's piece of the published file */
-        fti_fault_wrote(fti_level_phase(4), w->final, w->offset, w->len);
+        fti_fault_wrote(FTI_PHASE_L4_FLUSH, w->final, w->offset, w->len);
     else if (rank == 0)
         unlink(w->tmp);
     writer_free(w);
     return e;
 }
 
-fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c)
+/* The shared file from the local files (collective). */
+static fti_err shared_post(fti_ctx *ctx, const fti_commit *c)
 {
     sh_writer w;
     writer_init(&w, ctx, c);
     return write_and_publish(&w, prepare(&w));
 }
 
-fti_err fti_l4_mpiio_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
+/* The shared file straight from the protected variables (collective); *hdr
+ * gets this rank's header (caller frees). With compression, the compressed
+ * piece goes through a local temporary file first: its size must be known
+ * before the write. */
+static fti_err shared_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
 {
     sh_writer w;
     fti_l4_image im;
@@ -406,7 +411,8 @@ static fti_err restore_piece(fti_ctx *ctx, const fti_commit *c, MPI_File fh, con
     return fti_l4_restore(ctx, c, ctx->topo.app_rank, &src, length, name);
 }
 
-fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
+/* Restart (collective): the ranks whose local file is lost restore their piece. */
+static fti_err shared_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
 {
     int need = !own_ok, any = 0;
     MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, ctx->topo.app);
@@ -435,7 +441,8 @@ fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok)
     return e;
 }
 
-fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c)
+/* Local: this rank's piece only (the file opened on MPI_COMM_SELF). */
+static fti_err shared_restore_self(fti_ctx *ctx, const fti_commit *c)
 {
     char path[FTI_PATH_MAX], msg[MPI_MAX_ERROR_STRING];
     fti_path_global_shared(&ctx->dirs, path, c->slot);
@@ -451,3 +458,40 @@ fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c)
     MPI_File_close(&fh);
     return e;
 }
+
+/* ---- the store (l4_store.h) ------------------------------------------------- */
+
+/* The shared file's pieces come from the image of the variables. */
+static int mpiio_direct(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)c;
+    return fti_l4_direct_allowed(ctx) && fti_l4_image_possible(&ctx->reg);
+}
+
+static fti_err mpiio_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    return fti_l4_write_kept(ctx, c, bytes, shared_write);
+}
+
+static fti_err mpiio_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
+{
+    (void)ring; /* the shared file is written by the application ranks together */
+    if (ctx->topo.is_head)
+        return fti_fail(FTI_E_UNSUPPORTED, "L4: ckpt_io = 2 (MPI-IO) cannot be post-processed on a "
+                        "head rank; set inline_l4 = 1");
+    return shared_post(ctx, c);
+}
+
+static void mpiio_remove(fti_ctx *ctx, int slot)
+{
+    char path[FTI_PATH_MAX];
+    if (ctx->topo.app_rank != 0)
+        return;
+    fti_path_global_shared(&ctx->dirs, path, slot);
+    fti_l4_unlink_warn(path);
+}
+
+const fti_l4_store fti_l4_mpiio_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_MPIIO], .direct = mpiio_direct, .write = mpiio_write,
+    .post = mpiio_post, .post_on_heads = 0, .verify = shared_rebuild,
+    .restore = shared_restore_self, .remove = mpiio_remove, .stages = 1};

@@ -2,8 +2,8 @@
  * l4_pfs.c - level 4 with ckpt_io = 1 (POSIX): one global file per rank,
  * as is or compressed, written through a temporary name (a crash never
  * leaves a half file under the real name) either from the rank's local file
- * or, with no local copy kept, straight from the protected variables. Also
- * the byte movers both L4 writers share (pack, restore, archive).
+ * or, with no local copy kept, straight from the protected variables; and
+ * its two stores (l4_store.h): POSIX, and POSIX beside dCP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,172 +18,11 @@
 #include "base/fio.h"
 #include "fti.h"
 #include "stores/l4_image.h"
-#include "stores/l4_pfs.h"
-#include "levels/levels.h"
+#include "stores/dcp.h"
+#include "stores/l4_common.h"
+#include "stores/l4_store.h"
 #include "base/log.h"
 #include "base/safe_fs.h"
-
-void fti_l4_who_of(fti_l4_who *w, int rank)
-{
-    snprintf(w->s, sizeof w->s, "L4 rank %d", rank);
-}
-
-size_t fti_l4_chunk(const fti_ctx *ctx)
-{
-    int64_t t = ctx->cfg.transfer_size;
-    return t > (1 << 30) ? (size_t)1 << 30 : (size_t)t;
-}
-
-void fti_l4_reuse_old(const char *global, const char *tmp)
-{
-    struct stat st;
-    if (lstat(global, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
-        (void)rename(global, tmp); /* when it fails, tmp is simply a new file */
-}
-
-/* ---- storing and restoring one rank's bytes -------------------------------- */
-
-/* Stores `size` bytes of src in the open file `out`: as is, or compressed
- * (spans: the floating-point ranges for the shuffle filter). */
-static fti_err pack_io(const fti_ctx *ctx, const fti_commit *c, const fti_l4_names *nm,
-                       const fti_l4_io *src, uint64_t size, const fti_l4_span *spans, int nspans,
-                       int out, uint64_t *out_size)
-{
-    fti_l4_io dst;
-    fti_l4_io_fd(&dst, &out);
-    if (c->codec == FTI_CODEC_NONE) {
-        *out_size = size;
-        return fti_l4_copy(src, size, &dst, fti_l4_chunk(ctx), nm);
-    }
-    fti_l4_encoding enc = {c->codec, ctx->cfg.l4_codec_level, 0, spans, nspans};
-    return fti_l4_encode(src, size, &dst, &enc, nm, out_size);
-}
-
-/* Fills dst (0600; an existing file is overwritten in place, then cut to
- * its new size) with pack_io, fsyncs it. h: the source's header, for the
- * shuffle filter (NULL: no shuffling). */
-static fti_err pack_into(const fti_ctx *ctx, const fti_commit *c, const fti_l4_names *nm,
-                         const fti_l4_io *src, uint64_t size, const fti_file_header *h,
-                         uint64_t *out_size)
-{
-    int out = fti_open_existing_for_write(nm->dst);
-    if (out < 0)
-        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", nm->who, nm->dst, fti_fs_strerror(errno));
-    fti_l4_span *spans = NULL;
-    int n = c->codec == FTI_CODEC_NONE || h == NULL ? 0 : fti_l4_float_spans(h, &spans);
-    fti_err e = pack_io(ctx, c, nm, src, size, spans, n, out, out_size);
-    free(spans);
-    if (e == FTI_E_OK && ftruncate(out, (off_t)*out_size) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot set the size of %s: %s", nm->who, nm->dst, fti_fs_strerror(errno));
-    if (e == FTI_E_OK && fti_fsync(out) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", nm->who, nm->dst, fti_fs_strerror(errno));
-    close(out);
-    return e;
-}
-
-fti_err fti_l4_pack_image(const fti_ctx *ctx, const fti_commit *c, const char *who,
-                          fti_l4_image *im, const char *dst, uint64_t *out_size)
-{
-    fti_l4_names nm = {who, "the protected variables", dst};
-    fti_l4_io src;
-    fti_l4_image_io(im, &src);
-    return pack_into(ctx, c, &nm, &src, im->hdr.file_size, &im->hdr, out_size);
-}
-
-fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, const char *local,
-                    const char *dst, uint64_t *out_size)
-{
-    fti_l4_names nm = {who, local, dst};
-    struct stat st;
-    int in = fti_open_read(local);
-    if (in < 0 || fstat(in, &st) != 0) {
-        fti_err e = fti_fail(FTI_E_MISSING, "%s: cannot read the local file %s: %s", who, local,
-                             fti_fs_strerror(errno));
-        if (in >= 0)
-            close(in);
-        return e;
-    }
-    fti_l4_io src;
-    fti_l4_io_fd(&src, &in);
-    fti_file_header h; /* a header that cannot be read only means no shuffling */
-    int have = c->codec != FTI_CODEC_NONE && fti_file_read_header(in, local, &h) == FTI_E_OK;
-    fti_err e = pack_into(ctx, c, &nm, &src, (uint64_t)st.st_size, have ? &h : NULL, out_size);
-    if (have)
-        fti_file_header_free(&h);
-    close(in);
-    return e;
-}
-
-/* The restored file must be rank's data of c, every byte. */
-fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
-                               const char *who, const char *src_name, fti_file_map *keep,
-                               fti_file_version *verified)
-{
-    fti_expect x;
-    fti_expect_data(&x, c, rank, ctx->dirs.exec_id, "file restored from the L4 copy,");
-    x.keep = keep;
-    x.verified = verified;
-    if (fti_expect_valid(&x, path, NULL))
-        return FTI_E_OK;
-    char why[600];
-    snprintf(why, sizeof why, "%s", fti_last_error()); /* fti_fail overwrites it */
-    return fti_fail(FTI_E_CORRUPT, "%s: global copy %s is not usable: %s", who, src_name, why);
-}
-
-fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4_io *src,
-                       uint64_t avail, const char *src_name)
-{
-    fti_l4_who who;
-    fti_l4_who_of(&who, rank);
-    char rebuilt[FTI_PATH_MAX];
-    fti_path_rebuilt(&ctx->dirs, rebuilt, 4, c->slot, rank);
-    fti_l4_names nm = {who.s, src_name, rebuilt};
-    int fd = fti_open_new(rebuilt);
-    if (fd < 0)
-        return fti_fail(FTI_E_IO, "%s: cannot create %s: %s", who.s, rebuilt, fti_fs_strerror(errno));
-    fti_l4_io dst;
-    fti_l4_io_fd(&dst, &fd);
-    uint64_t size = 0;
-    fti_err e = c->codec == FTI_CODEC_NONE ? fti_l4_copy(src, avail, &dst, fti_l4_chunk(ctx), &nm)
-                                           : fti_l4_decode(src, avail, &dst, &nm, &size);
-    if (e == FTI_E_OK && fti_fsync(fd) != 0)
-        e = fti_fail(FTI_E_IO, "%s: cannot sync %s: %s", who.s, rebuilt, fti_fs_strerror(errno));
-    close(fd);
-    if (e == FTI_E_OK)
-        e = rank == ctx->topo.app_rank
-                ? fti_l4_verify_for_restart(ctx, rebuilt, c, src_name, &ctx->rec.rebuilt)
-                : fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL, NULL);
-    if (e != FTI_E_OK)
-        unlink(rebuilt);
-    return e;
-}
-
-fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_commit *c,
-                                  const char *src_name, fti_file_version *into)
-{
-    fti_l4_who who;
-    fti_l4_who_of(&who, ctx->topo.app_rank);
-    fti_file_map_release(&ctx->rec.map);
-    return fti_l4_verify_restored(ctx, path, c, ctx->topo.app_rank, who.s, src_name,
-                                  &ctx->rec.map, into);
-}
-
-void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)
-{
-    char dir[FTI_PATH_MAX], dst[FTI_PATH_MAX];
-    fti_path_archive_dir(&ctx->dirs, dir);
-    fti_path_archive(&ctx->dirs, dst, (long long)id, rank);
-    char why[FTI_PATH_MAX + 512];
-    if (fti_job_mkdirs(ctx->dirs.global, dir, ctx->cfg.group_shared_dirs, why, sizeof why) != 0) {
-        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot use the archive directory: %s", why);
-        return;
-    }
-    unlink(dst); /* an earlier checkpoint with this id, or an attempt never committed */
-    /* A hard link costs nothing; the global file is later replaced by a
-     * rename, never rewritten in place, so the archived bytes stay. */
-    if (link(file, dst) != 0 && fti_copy_file(file, dst) != 0)
-        fti_log(FTI_LOG_WARN, "keep_l4_ckpt: cannot archive %s as %s: %s", file, dst, fti_fs_strerror(errno));
-}
 
 /* ---- POSIX: one global file per rank --------------------------------------- */
 
@@ -201,13 +40,14 @@ static fti_err publish(const fti_ctx *ctx, const fti_commit *c, int rank, const 
     if (fti_fsync_dir(ctx->dirs.global) != 0)
         return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who, ctx->dirs.global,
                         fti_fs_strerror(errno));
-    fti_fault_wrote(fti_level_phase(4), global, 0, 0);
+    fti_fault_wrote(FTI_PHASE_L4_FLUSH, global, 0, 0);
     if (ctx->cfg.keep_l4_ckpt)
         fti_l4_archive(ctx, c->id, rank, global);
     return FTI_E_OK;
 }
 
-fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank)
+/* Rank's local file of c to its global file. */
+static fti_err post_rank(fti_ctx *ctx, const fti_commit *c, int rank)
 {
     fti_l4_who who;
     fti_l4_who_of(&who, rank);
@@ -240,7 +80,9 @@ static fti_err write_compressed(fti_ctx *ctx, const fti_commit *c, const char *w
     return e;
 }
 
-fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
+/* This rank's global file straight from the protected variables (no local
+ * file); *hdr gets the file's header (caller frees). */
+static fti_err write_direct(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr)
 {
     fti_l4_who who;
     fti_l4_who_of(&who, ctx->topo.app_rank);
@@ -263,7 +105,8 @@ fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *h
     return publish(ctx, c, ctx->topo.app_rank, who.s, tmp, global);
 }
 
-fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)
+/* Rank's local file restored from its global file at fti_path_rebuilt. */
+static fti_err rebuild_rank(fti_ctx *ctx, const fti_commit *c, int rank)
 {
     fti_l4_who who;
     fti_l4_who_of(&who, rank);
@@ -284,3 +127,73 @@ fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank)
     close(fd);
     return e;
 }
+
+/* ---- the stores (l4_store.h) ------------------------------------------------ */
+
+/* Uncompressed, the file is written as it goes; compressed, from the image
+ * of the variables, which reads host memory (device variables need the
+ * capture pipeline). */
+static int posix_direct(fti_ctx *ctx, const fti_commit *c)
+{
+    return fti_l4_direct_allowed(ctx) && (c->codec == FTI_CODEC_NONE || fti_l4_image_possible(&ctx->reg));
+}
+
+static fti_err posix_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
+{
+    return fti_l4_write_kept(ctx, c, bytes, write_direct);
+}
+
+static fti_err posix_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
+{
+    return post_rank(ctx, c, ring->app_rank[ring->pos]);
+}
+
+/* Uncompressed, with no local copy kept: the global file is a checkpoint
+ * file as it is, read where it is. */
+static int posix_in_place(const fti_ctx *ctx, const fti_commit *c, char *path)
+{
+    if (c->codec != FTI_CODEC_NONE || ctx->cfg.l4_local_copy)
+        return 0;
+    fti_path_global(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
+    return 1;
+}
+
+static fti_err posix_restore(fti_ctx *ctx, const fti_commit *c)
+{
+    return rebuild_rank(ctx, c, ctx->topo.app_rank);
+}
+
+static fti_err posix_verify(fti_ctx *ctx, const fti_commit *c, int own_ok)
+{
+    char global[FTI_PATH_MAX];
+    if (!own_ok && posix_in_place(ctx, c, global)) /* read where it is: no copy */
+        return fti_l4_verify_for_restart(ctx, global, c, global, &ctx->rec.verified);
+    return own_ok ? FTI_E_OK : posix_restore(ctx, c);
+}
+
+static void posix_remove(fti_ctx *ctx, int slot)
+{
+    char path[FTI_PATH_MAX];
+    fti_path_global(&ctx->dirs, path, slot, ctx->topo.app_rank);
+    fti_l4_unlink_warn(path);
+}
+
+const fti_l4_store fti_l4_posix_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write,
+    .post = posix_post, .post_on_heads = 1, .verify = posix_verify, .restore = posix_restore,
+    .reads_in_place = posix_in_place, .remove = posix_remove, .stages = 1};
+
+/* A full L4 checkpoint while dCP is on (level 4, enable_dcp = 1): POSIX
+ * files, whose commit makes the dCP layers obsolete (so the commit stays on
+ * the application's path: no staging). */
+static void full_after_dcp(fti_ctx *ctx, const fti_commit *c)
+{
+    (void)c;
+    fti_dcp_collect(ctx);
+}
+
+const fti_l4_store fti_l4_posix_dcp_store = {
+    .kind = &fti_l4_kinds[FTI_L4K_POSIX], .direct = posix_direct, .write = posix_write,
+    .post = posix_post, .post_on_heads = 1, .verify = posix_verify, .restore = posix_restore,
+    .reads_in_place = posix_in_place, .committed = full_after_dcp, .remove = posix_remove,
+    .stages = 0};

@@ -70,15 +70,10 @@ const fti_l4_store *fti_l4_store_from_local(const fti_ctx *ctx);
  * every hook fails naming the config key or the checkpoint's file. */
 const fti_l4_store *fti_l4_store_stub(fti_l4_kind_id id);
 
-/* The stores, each beside its writer (l4.c, dcp.c, stores/hdf5/h5_store.c); the
- * table in l4_store.c holds the built ones. */
+/* The stores, each beside its writer (l4_pfs.c, l4_mpiio.c, dcp.c,
+ * hdf5/h5_store.c); the table in l4_store.c holds the built ones and points
+ * only down to them. What they share is in l4_common.h. */
 extern const fti_l4_store fti_l4_posix_store, fti_l4_posix_dcp_store, fti_l4_mpiio_store,
     fti_l4_dcp_store, fti_l4_h5_store, fti_l4_h5_shared_store;
-
-/* Shared by the stores (l4.c). */
-void fti_l4_unlink_warn(const char *path); /* unlink; ENOENT is fine */
-void fti_l4_h5_remove(fti_ctx *ctx, int slot); /* the per-rank HDF5 file (l4_store_stub.c) */
-/* The restored file at fti_path_rebuilt goes into this rank's local file. */
-fti_err fti_l4_adopt_rebuilt(fti_ctx *ctx, const fti_commit *c);
 
 #endif /* FTI_L4_STORE_H */

@@ -11,6 +11,7 @@
 
 #include "fti.h"
 #include "base/log.h"
+#include "stores/l4_common.h"
 
 /* The store's file of c for this rank: the one a restart would read. */
 static void file_of(const fti_ctx *ctx, const fti_commit *c, char *path)
@@ -65,22 +66,13 @@ static fti_err stub_read_var(fti_ctx *ctx, const fti_var *v)
     return unreadable(ctx, &ctx->rec.chosen, what);
 }
 
-/* The per-rank HDF5 file goes with its slot, read or not (also the HDF5
- * store's remove: it needs no HDF5 call). */
-void fti_l4_h5_remove(fti_ctx *ctx, int slot)
-{
-    char path[FTI_PATH_MAX];
-    fti_path_global_h5(&ctx->dirs, path, slot, ctx->topo.app_rank);
-    fti_l4_unlink_warn(path);
-}
-
 static const fti_l4_store stubs[FTI_L4K_COUNT] = {
     [FTI_L4K_H5] = {.kind = &fti_l4_kinds[FTI_L4K_H5], .direct = stub_direct,
                     .write = stub_write, .verify = stub_verify, .restore = stub_restore,
                     .remove = fti_l4_h5_remove},
     [FTI_L4K_H5_SHARED] = {.kind = &fti_l4_kinds[FTI_L4K_H5_SHARED], .direct = stub_direct,
                            .write = stub_write, .verify = stub_verify,
-                           .read_var = stub_read_var},
+                           .read_var = stub_read_var, .remove = fti_l4_h5s_remove},
 };
 
 const fti_l4_store *fti_l4_store_stub(fti_l4_kind_id id)

@@ -86,6 +86,11 @@ final_tag                      = 3108
 fast_forward                   = 1
 CFG
 run_getconfig "$T/itf.cfg" 1
+# the L2/L3 ring of the one group of 4 nodes: FTI's left and right neighbours
+for r in 0 1 2 3; do
+  grep -q "^rank $r: .* groupRank=$r left=$(( (r + 3) % 4 )) right=$(( (r + 1) % 4 ))$" "$T/out" \
+    || { show; fail "$CASE: rank $r's ring neighbours (groupRank, left, right)"; }
+done
 grep -q "warning: config $T/itf.cfg: no checkpoint level is scheduled" "$T/err" \
   || { show; fail "$CASE: the one warning is not about no level being scheduled"; }
 expect_val ioMode 1001

@@ -1,26 +1,20 @@
 /*
  * h5_api.c - FTI_InitGroup, FTI_RenameGroup and FTI_DefineDataset. They
  * place protected variables in the HDF5 checkpoints of ckpt_io = 5; in a
- * build without HDF5 they fail with a message, as ckpt_io = 5 does.
+ * build without HDF5 they fail with a message, as ckpt_io = 5 does. The
+ * context's table is freed by api.c through h5_groups.h, so api.c never
+ * calls back into this file (which calls api.c's fti_api_ctx).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fti.h"
 
-#include "stores/hdf5/h5_api.h"
+#include "core/context.h"
 #include "stores/hdf5/h5_groups.h"
 #include "stores/hdf5/h5_single.h"
 #include "format/l4_kind.h"
 #include "base/log.h"
-
-void fti_h5_release(fti_ctx *ctx)
-{
-    if (ctx->h5 == NULL)
-        return;
-    fti_h5_groups_free(ctx->h5);
-    free(ctx->h5);
-    ctx->h5 = NULL;
-}
 
 /* The live context with its group table, or NULL with the error recorded. */
 static fti_ctx *h5_ctx(const char *fn)
@@ -164,21 +158,35 @@ FTIT_hsize_t *FTI_GetDatasetSpan(int did, int rank)
     return g != NULL ? g->dims : NULL;
 }
 
+/* Only the shared HDF5 file of level 9 keeps the dimensions of the global
+ * datasets: a restart from another store's checkpoint is refused naming
+ * the checkpoint and its store (FTI_E_STATE), else FTI_E_OK. */
+static fti_err not_from_shared_file(const fti_ctx *ctx, int did)
+{
+    const fti_commit *c = &ctx->rec.chosen;
+    const fti_l4_kind *k = fti_l4_kind_of(c);
+    if (!ctx->rec.available)
+        return fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): this run restores no "
+                        "checkpoint (FTI_Status() is 0)", did);
+    if (k != NULL && k->id == FTI_L4K_H5_SHARED)
+        return FTI_E_OK;
+    char store[160];
+    snprintf(store, sizeof store, "%s%s%s", k != NULL ? k->name : "local files",
+             k != NULL ? ", " : "", k != NULL ? k->config : "");
+    return fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): checkpoint #%llu is of level "
+                    "%d (%s), not in the shared HDF5 file of level 9 (FTI_L4_H5_SINGLE), the "
+                    "only one that keeps the dimensions of global datasets", did,
+                    (unsigned long long)c->seq, fti_commit_shown_level(c), store);
+}
+
 int FTI_RecoverDatasetDimension(int did)
 {
     fti_ctx *ctx = h5_ctx("FTI_RecoverDatasetDimension");
-    if (ctx == NULL)
+    if (ctx == NULL || not_from_shared_file(ctx, did) != FTI_E_OK)
         return FTI_NSCS;
 #ifdef FTI_HAVE_HDF5
-    const fti_l4_kind *k = fti_l4_kind_of(&ctx->rec.chosen);
-    if (!ctx->rec.available || k == NULL || k->id != FTI_L4K_H5_SHARED) {
-        fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): the restart is not from a "
-                 "FTI_L4_H5_SINGLE checkpoint", did);
-        return FTI_NSCS;
-    }
     return fti_h5s_dataset_dims(ctx, did) == FTI_E_OK ? FTI_SCES : FTI_NSCS;
 #else
-    (void)did;
-    return FTI_NSCS; /* h5_ctx refused */
+    return FTI_NSCS; /* not reached: h5_ctx refused */
 #endif
 }

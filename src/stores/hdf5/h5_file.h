@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/context.h"
+#include "stores/hdf5/h5_convert.h"
 
 
 /* Our type as an HDF5 type (predefined: native; composite: compound;
@@ -33,9 +34,6 @@ int fti_h5_get_attr(hid_t obj, const char *name, hid_t type, void *v);
  * cannot be read. */
 int fti_h5_get_nonce(hid_t f, uint64_t *nonce);
 
-/* Not collective: writes to `out` the checkpoint file of rank's HDF5 file
- * `file` of commit c and verifies it (every checksum); `out` is removed on
- * failure. Shared with fti-ckpt. */
-fti_err fti_h5_to_ckpt_file(const char *file, const char *out, const fti_commit *c, int rank);
+/* fti_h5_to_ckpt_file, the conversion back (restart, fti-ckpt): h5_convert.h. */
 
 #endif /* FTI_H5_FILE_H */

@@ -135,3 +135,12 @@ void fti_h5_groups_free(fti_h5_groups *h)
     free(h->subsets);
     memset(h, 0, sizeof *h);
 }
+
+void fti_h5_groups_release(fti_h5_groups **h)
+{
+    if (*h == NULL)
+        return;
+    fti_h5_groups_free(*h);
+    free(*h);
+    *h = NULL;
+}

@@ -56,6 +56,9 @@ fti_err fti_h5_place_var(fti_h5_groups *h, int var_id, const FTIT_H5Group *g);
 const char *fti_h5_var_group(const fti_h5_groups *h, int var_id);
 
 void fti_h5_groups_free(fti_h5_groups *h);
+/* The table *h (NULL: none) and its contents freed, *h set to NULL: what
+ * FTI_Finalize and a failed FTI_Init do with the context's table. */
+void fti_h5_groups_release(fti_h5_groups **h);
 
 /* ---- global datasets (h5_global.c) ---- */
 fti_err fti_h5_global_define(fti_h5_groups *h, int id, int ndims, const FTIT_hsize_t *dims,

@@ -9,7 +9,7 @@
 
 #include "stores/hdf5/h5_file.h"
 #include "stores/hdf5/h5_single.h"
-#include "stores/l4_pfs.h"
+#include "stores/l4_common.h"
 #include "stores/l4_store.h"
 
 static int always(fti_ctx *ctx, const fti_commit *c)
@@ -48,4 +48,4 @@ static fti_err h5s_verify(fti_ctx *ctx, const fti_commit *c, int own_ok)
 
 const fti_l4_store fti_l4_h5_shared_store = {
     .kind = &fti_l4_kinds[FTI_L4K_H5_SHARED], .direct = always, .write = fti_h5s_write,
-    .verify = h5s_verify, .read_var = fti_h5s_read_var};
+    .verify = h5s_verify, .read_var = fti_h5s_read_var, .remove = fti_l4_h5s_remove};

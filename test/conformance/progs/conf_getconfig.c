@@ -62,8 +62,9 @@ int main(int argc, char **argv)
     FTIT_allConfiguration c = FTI_GetConfig(argv[1], FTI_COMM_WORLD);
     if (rank == 0)
         print_config(&c);
-    printf("rank %d: splitRank=%d myRank=%d amIaHead=%d\n", rank, c.topology.splitRank,
-           c.topology.myRank, c.topology.amIaHead);
+    printf("rank %d: splitRank=%d myRank=%d amIaHead=%d groupRank=%d left=%d right=%d\n", rank,
+           c.topology.splitRank, c.topology.myRank, c.topology.amIaHead, c.topology.groupRank,
+           c.topology.left, c.topology.right);
 
     double *v = talloc(double, N);
     for (int i = 0; i < N; i++)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/checkpoint.h"
+#include "core/checkpoint_write.h"
 #include "core/context.h"
 #include "fti.h"
 #include "stores/l4.h"
@@ -81,6 +81,7 @@ static void stored_file(fti_ctx *ctx, const fti_commit *c, char *path)
     case FTI_L4K_POSIX: fti_path_global(&ctx->dirs, path, c->slot, rank); break;
     case FTI_L4K_MPIIO: fti_path_global_shared(&ctx->dirs, path, c->slot); break;
     case FTI_L4K_H5: fti_path_global_h5(&ctx->dirs, path, c->slot, rank); break;
+    case FTI_L4K_H5_SHARED: fti_path_global_h5single(&ctx->dirs, path, c->slot); break;
     default: path[0] = '\0';
     }
 }

@@ -1,12 +1,12 @@
 /*
- * l4_pfs.h - internals shared by the two L4 writers: POSIX (one global file
- * per rank, l4_pfs.c) and MPI-IO (one shared file for all ranks,
- * l4_mpiio.c), which l4.c dispatches to. Both store a rank's checkpoint file
- * (its local file, or with no local copy its image in memory, l4_image.h)
- * either as is or compressed (l4_codec.h), and restore it the same way.
+ * l4_common.h - what the L4 stores share, below all of them: one rank's
+ * checkpoint file (its local file, or with no local copy its image in
+ * memory, l4_image.h) stored on the global file system as is or compressed
+ * (l4_codec.h) and restored and verified the same way; keep_l4_ckpt's
+ * archive; removing a store's files; the direct write of POSIX and MPI-IO.
  */
-#ifndef FTI_L4_PFS_H
-#define FTI_L4_PFS_H
+#ifndef FTI_L4_COMMON_H
+#define FTI_L4_COMMON_H
 
 #include <stdint.h>
 
@@ -72,23 +72,23 @@ fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_comm
  * the shared one) into the archive (layout.h); a failure only warns. */
 void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file);
 
-/* POSIX (ckpt_io = 1), local. post: rank's local file of c to its global
- * file. write: this rank's global file straight from the protected
- * variables (no local file); *hdr gets the file's header (caller frees).
- * rebuild: rank's local file restored from its global file at
- * fti_path_rebuilt. */
-fti_err fti_l4_posix_post(fti_ctx *ctx, const fti_commit *c, int rank);
-fti_err fti_l4_posix_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr);
-fti_err fti_l4_posix_rebuild(fti_ctx *ctx, const fti_commit *c, int rank);
+/* Removes path; a missing file is fine, another failure only warns. */
+void fti_l4_unlink_warn(const char *path);
 
-/* MPI-IO (ckpt_io = 2), both collective over the application ranks. */
-fti_err fti_l4_mpiio_post(fti_ctx *ctx, const fti_commit *c);
-/* The shared file straight from the protected variables, as
- * fti_l4_posix_write (with compression, the compressed piece goes through a
- * local temporary file first: its size must be known before the write). */
-fti_err fti_l4_mpiio_write(fti_ctx *ctx, const fti_commit *c, fti_file_header *hdr);
-fti_err fti_l4_mpiio_rebuild(fti_ctx *ctx, const fti_commit *c, int own_ok);
-/* MPI-IO, local: this rank's piece only (the file opened on MPI_COMM_SELF). */
-fti_err fti_l4_mpiio_restore_self(fti_ctx *ctx, const fti_commit *c);
+/* Removes this rank's per-rank HDF5 file of `slot` (the HDF5 store's remove
+ * and its stub's: it needs no HDF5 call). */
+void fti_l4_h5_remove(fti_ctx *ctx, int slot);
+void fti_l4_h5s_remove(fti_ctx *ctx, int slot); /* level 9's shared file */
 
-#endif /* FTI_L4_PFS_H */
+/* Whether POSIX or MPI-IO may skip the local file: no local copy asked for,
+ * and no head or helper thread that would flush the local file
+ * (ctx->post_async). */
+int fti_l4_direct_allowed(const fti_ctx *ctx);
+
+/* The direct write of c with `writer` (the POSIX or MPI-IO writer, which
+ * gives the written file's header); ctx->rec.l4_written keeps that header
+ * until the commit hands it to fti_recover_track. *bytes: the file's size. */
+fti_err fti_l4_write_kept(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes,
+                          fti_err (*writer)(fti_ctx *, const fti_commit *, fti_file_header *));
+
+#endif /* FTI_L4_COMMON_H */
