@@ -2,7 +2,7 @@
  * device.h - the device backend interface: where protected bytes live when
  * they are not plain host memory (CUDA, XRT, the emulated device).
  *
- * A backend is one ops table; the capture pipeline (src/device/capture.c) and the
+ * A backend is one ops table; the capture pipeline (src/data/capture.c) and the
  * checkpoint logic are written once against it. A device region is named by
  * an opaque handle (a CUDA device pointer, an XRT buffer object, an emulated
  * allocation) plus a byte offset.

@@ -17,7 +17,7 @@
 #include "ckpt_tool.h"
 #include "base/fio.h"
 #include "base/integrity.h"
-#include "core/registry.h"
+#include "data/registry.h"
 #include "base/safe_fs.h"
 
 #define CHUNK (1u << 20)

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "device.h"
 #include "emu/emu.h"
 #include "base/fio.h"

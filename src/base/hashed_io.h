@@ -3,7 +3,7 @@
  * each piece is hashed while it is in cache: one pass over memory where a
  * hash of the whole buffer and then one write (or read) of it would make
  * two. The L1 writer (ckpt_file.c) and the device capture pipeline
- * (device/capture.c) move their bytes through here.
+ * (data/capture.c) move their bytes through here.
  */
 #ifndef FTI_HASHED_IO_H
 #define FTI_HASHED_IO_H

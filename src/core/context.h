@@ -5,14 +5,14 @@
 #ifndef FTI_CONTEXT_H
 #define FTI_CONTEXT_H
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "format/ckpt_file.h"
 #include "base/config.h"
 #include "base/job_lock.h"
 #include "format/layout.h"
 #include "format/meta.h"
 #include "runtime/metrics.h"
-#include "core/registry.h"
+#include "data/registry.h"
 #include "core/schedule.h"
 #include "runtime/topology.h"
 

@@ -11,7 +11,7 @@
 #include "core/cleanup.h"
 #include "core/commit.h"
 #include "base/walltime.h"
-#include "core/ckpt_copy.h"
+#include "data/ckpt_copy.h"
 #include "base/fault.h"
 #include "fti.h"
 #include "stores/l4_store.h"

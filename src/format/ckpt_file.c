@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "base/fio.h"
 #include "base/hashed_io.h"
 #include "base/integrity.h"

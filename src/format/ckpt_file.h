@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "base/error.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 struct fti_capture_sets; /* capture.h: kept pinned buffers and streams */
 

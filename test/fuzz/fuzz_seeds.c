@@ -7,7 +7,7 @@
 
 #include "format/ckpt_file.h"
 #include "format/meta.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 static void path(char *out, const char *dir, const char *sub, const char *name)
 {

@@ -1,5 +1,5 @@
 /*
- * test_gpu_capture.c - the device capture pipeline (src/device/capture.c) and the
+ * test_gpu_capture.c - the device capture pipeline (src/data/capture.c) and the
  * backend registry (backends/device.c) over the emulated device
  * (backends/emu): byte-exact round trips at every chunk boundary, error
  * paths that must leave no buffer allocated and no stream busy, capture sets
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "format/ckpt_file.h"
 #include "base/config.h"
 #include "device.h"
@@ -30,7 +30,7 @@
 #include "base/safe_fs.h"
 #include "base/integrity.h"
 #include "base/log.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 #define FILE_OFF 4096 /* variables sit at 4 KiB-aligned offsets in a checkpoint */
 #define ERRLEN 512

@@ -19,7 +19,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
 #include "base/safe_fs.h"

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "cuda/fti_cuda.h"
 #include "device.h"
 #include "base/fio.h"

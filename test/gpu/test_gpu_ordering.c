@@ -21,13 +21,13 @@
 
 #include <cmocka.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "device.h"
 #include "emu/emu.h"
 #include "base/fio.h"
 #include "base/safe_fs.h"
 #include "base/log.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 #define N (1u << 20)
 #define CHUNK (64u << 10)

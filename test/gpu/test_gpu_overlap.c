@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "emu/emu.h"
 #include "base/fio.h"
 #include "base/safe_fs.h"

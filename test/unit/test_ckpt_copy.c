@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "core/ckpt_copy.h"
+#include "data/ckpt_copy.h"
 #include "emu/emu.h"
 #include "base/log.h"
 

@@ -22,7 +22,7 @@
 
 #include "format/ckpt_expect.h"
 #include "base/log.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 #define SEQ 7
 #define ID 42

@@ -25,7 +25,7 @@
 #include "format/ckpt_file.h"
 #include "base/integrity.h"
 #include "base/log.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 #define NVARS 6
 #define SEQ 5

@@ -22,7 +22,7 @@
 
 #include "format/ckpt_stream.h"
 #include "base/log.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 static unsigned char *image; /* a whole checkpoint file */
 static size_t image_len;

@@ -22,7 +22,7 @@
 #include "format/ckpt_expect.h"
 #include "format/ckpt_file.h"
 #include "stores/l4_image.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 #define NVARS 5
 

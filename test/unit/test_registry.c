@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "base/log.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 /* The FTI type ids (api.c): FTI_CHAR 0 .. FTI_LDBE 10. */
 enum { T_CHAR, T_SHRT, T_INTG, T_LONG, T_UCHR, T_USHT, T_UINT, T_ULNG, T_SFLT, T_DBLE, T_LDBE };

@@ -16,7 +16,7 @@
 
 #include "fti.h"
 #include "format/fti_types_table.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 /* FTI 1.6's predefined types, written out independently of the table. */
 static const struct {

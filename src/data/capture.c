@@ -18,7 +18,7 @@
  * the target of a copy: a kept set is safe to reuse, grow or free. A set
  * that saw a failure is emptied there, and rebuilt by its next use.
  */
-#include "device/capture.h"
+#include "data/capture.h"
 
 #include <errno.h>
 #include <stdarg.h>

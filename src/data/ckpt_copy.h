@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/capture.h"
+#include "data/capture.h"
 #include "base/error.h"
-#include "core/registry.h"
+#include "data/registry.h"
 
 typedef struct fti_ckpt_copy {
     unsigned char *buf; /* grows to the largest copy taken, kept until freed */

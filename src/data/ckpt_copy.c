@@ -1,4 +1,4 @@
-#include "core/ckpt_copy.h"
+#include "data/ckpt_copy.h"
 
 #include <stdlib.h>
 #include <string.h>

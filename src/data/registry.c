@@ -1,4 +1,4 @@
-#include "core/registry.h"
+#include "data/registry.h"
 
 #include <stdlib.h>
 #include <stdio.h>
