@@ -22,7 +22,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "format/l4_codec.h"
 
 typedef struct membuf {

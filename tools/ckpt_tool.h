@@ -13,7 +13,7 @@
 
 #include "format/ckpt_expect.h"
 #include "format/ckpt_file.h"
-#include "base/config.h"
+#include "format/config.h"
 #include "format/layout.h"
 #include "format/meta.h"
 

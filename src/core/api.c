@@ -26,7 +26,7 @@
 #include "stores/dcp.h"
 #include "runtime/watchdog.h"
 #include "stores/l4_store.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "runtime/conf_update.h"
 #include "base/log.h"
 #include "runtime/log_fti.h"
@@ -588,4 +588,4 @@ int FTI_SendFile(const char *lpath, const char *rpath)
 }
 
 /* ---- HDF5 datasets -----------------------------------------------------------
- * FTI_InitGroup .. FTI_UpdateSubset: stores/hdf5/h5_api.c. */
+ * FTI_InitGroup .. FTI_UpdateSubset: core/h5_api.c. */

@@ -12,7 +12,7 @@
 #include "base/fio.h"
 #include "stores/dcp.h"
 #include "stores/l4_store.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "base/log.h"
 #include "runtime/log_fti.h"
 #include "runtime/metrics.h"
@@ -21,7 +21,7 @@
 #include "runtime/watchdog.h"
 #include "core/post.h"
 #include "core/recover.h"
-#include "core/recover_state.h"
+#include "runtime/recover_state.h"
 
 /* The slot a new checkpoint of `level` goes to: never the committed one,
  * nor, in a restart = never run, the one the record it replaces names as the

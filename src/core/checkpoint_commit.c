@@ -3,7 +3,7 @@
 #include "base/fault.h"
 #include "core/cleanup.h"
 #include "core/commit.h"
-#include "core/recover_state.h"
+#include "runtime/recover_state.h"
 #include "runtime/conf_update.h"
 #include "runtime/jobstatus.h"
 #include "runtime/metrics.h"

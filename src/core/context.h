@@ -7,8 +7,8 @@
 
 #include "data/capture.h"
 #include "format/ckpt_file.h"
-#include "base/config.h"
-#include "base/job_lock.h"
+#include "format/config.h"
+#include "format/job_lock.h"
 #include "format/layout.h"
 #include "format/meta.h"
 #include "runtime/metrics.h"

@@ -15,7 +15,7 @@
 #include "base/fault.h"
 #include "fti.h"
 #include "stores/l4_store.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "base/log.h"
 #include "runtime/metrics.h"
 #include "base/worker.h"

@@ -19,7 +19,7 @@
 #include "base/fault.h"
 #include "stores/l4.h"
 #include "stores/l4_store.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "base/log.h"
 #include "runtime/metrics.h"
 

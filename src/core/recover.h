@@ -9,7 +9,7 @@
 #define FTI_RECOVER_H
 
 #include "core/context.h"
-#include "core/recover_state.h" /* what FTI_Recover restores now */
+#include "runtime/recover_state.h" /* what FTI_Recover restores now */
 
 /* Collective (application ranks). Sets ctx->rec. FTI_E_NOREC when a
  * checkpoint exists but none can be restored; FTI_E_OK on a fresh start. */

@@ -20,7 +20,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "base/config.h"
+#include "format/config.h"
 
 #define FTI_SCHED_DCP 5 /* slot of the dCP L4 interval */
 #define FTI_SCHED_SLOTS 6

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/fio.h"
 #include "base/integrity.h"
 #include "format/l4_codec.h"

@@ -9,7 +9,7 @@
 #include <zstd.h>
 #endif
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/fio.h"
 #include "base/integrity.h"
 #include "base/le_field.h"

@@ -9,7 +9,7 @@
 #ifndef FTI_L4_KIND_H
 #define FTI_L4_KIND_H
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/error.h"
 #include "format/meta.h"
 

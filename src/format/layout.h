@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/error.h"
 
 typedef struct fti_layout {

@@ -17,7 +17,7 @@
 #ifndef FTI_PLAN_H
 #define FTI_PLAN_H
 
-#include "base/config.h"
+#include "format/config.h"
 
 /* The job's shape: enough to place any rank. */
 typedef struct fti_shape {

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "base/config.h" /* FTI_GROUP_MAX */
+#include "format/config.h" /* FTI_GROUP_MAX */
 
 /* Largest group (the topology's bound on group_size). */
 #define FTI_RS_MAX_G FTI_GROUP_MAX /* config.h: [basic] group_size bound */

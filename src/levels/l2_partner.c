@@ -9,7 +9,7 @@
 
 #include "format/ckpt_expect.h"
 #include "base/fault.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "base/log.h"
 #include "levels/ring.h"
 

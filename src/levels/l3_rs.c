@@ -26,7 +26,7 @@
 #include "base/fio.h"
 #include "base/integrity.h"
 #include "levels/l3_rs.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "base/log.h"
 #include "base/safe_fs.h"
 #include "runtime/watchdog.h"

@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/error.h"
 #include "format/plan.h"
 

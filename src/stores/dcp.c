@@ -19,7 +19,7 @@
 #include "base/fault.h"
 #include "base/fio.h"
 #include "base/integrity.h"
-#include "core/recover_state.h"
+#include "runtime/recover_state.h"
 #include "stores/l4_common.h"
 #include "stores/l4_store.h"
 #include "base/log.h"

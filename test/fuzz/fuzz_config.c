@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)

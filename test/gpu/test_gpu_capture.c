@@ -24,7 +24,7 @@
 
 #include "data/capture.h"
 #include "format/ckpt_file.h"
-#include "base/config.h"
+#include "format/config.h"
 #include "device.h"
 #include "emu/emu.h"
 #include "base/safe_fs.h"

@@ -7,7 +7,8 @@ A -> B when A's object file references a symbol B's object file defines
 fails the check, printed with the edges inside it and the symbols that
 make each edge.
 
-Usage: callgraph.py [--nm NM] [--allow 'MOD MOD ...: why'] OBJ... | OBJDIR
+Usage: callgraph.py [--nm NM] [--allow 'MOD MOD ...: why']
+                    [--layers 'DIR[,DIR] DIR[,DIR] ...'] OBJ... | OBJDIR
 
 Modules are named by their source path below the object folder
 ("src/core/checkpoint" for .../fti_objs.dir/src/core/checkpoint.c.o). An
@@ -15,6 +16,12 @@ Modules are named by their source path below the object folder
 still there; it is reported, not failed. A cycle that differs from every
 allowed set, even one that grew from an allowed one, fails. An --allow
 that matches no cycle fails too: the entry is stale and must go.
+--layers lists the folders bottom to top (folders of one layer joined by
+commas); a module belongs to the longest listed folder its path starts
+with. A module may call its own folder and the layers below it only: a
+call up, or sideways into another folder of its layer, fails with the
+symbols. A module in no listed folder fails too (a new folder must be
+placed).
 --self-test compiles two modules that call each other and checks the
 check sees their cycle (needs --cc).
 """
@@ -107,6 +114,34 @@ def cycles(graph):
     return sorted(out)
 
 
+def layer_of(module, layers):
+    """(layer index, folder) of the longest listed folder module is in."""
+    best = None
+    for i, folders in enumerate(layers):
+        for d in folders:
+            if module.startswith(d + '/') and (best is None or len(d) > len(best[1])):
+                best = (i, d)
+    return best
+
+
+def check_layers(graph, why, layers):
+    """The calls that go up or sideways between folders; modules unplaced."""
+    bad = []
+    for a in sorted(graph):
+        la = layer_of(a, layers)
+        if la is None:
+            bad.append(f"UNPLACED: {a} is in no folder of --layers")
+            continue
+        for b in sorted(graph[a]):
+            lb = layer_of(b, layers)
+            if lb is None or lb[1] == la[1] or lb[0] < la[0]:
+                continue
+            how = 'up' if lb[0] > la[0] else 'sideways'
+            bad.append(f"LAYER: {a} -> {b} ({how}: {la[1]} -> {lb[1]}): "
+                       f"{', '.join(sorted(why[(a, b)]))}")
+    return bad
+
+
 def parse_allow(entries):
     allowed = {}
     for a in entries:
@@ -115,7 +150,7 @@ def parse_allow(entries):
     return allowed
 
 
-def report(objs, nm, allow):
+def report(objs, nm, allow, layers=None):
     defs, uses = read_symbols(nm, objs)
     graph, why = call_graph(defs, uses)
     found = cycles(graph)
@@ -136,6 +171,13 @@ def report(objs, nm, allow):
     for mods, reason in allowed.items():
         failures += 1
         print(f"STALE ALLOW ({reason}): no cycle is exactly", " ".join(sorted(mods)))
+    if layers:
+        bad = check_layers(graph, why, layers)
+        print(f"layers, bottom to top: {' | '.join(','.join(l) for l in layers)}: "
+              f"{len(bad)} call(s) up or sideways")
+        for line in bad:
+            print("  ", line)
+        failures += len(bad)
     if failures:
         print(f"FAIL: {failures} cycle(s) or stale allow entries: a module calls back into "
               "its caller; move the misplaced functions below both")
@@ -165,6 +207,16 @@ def self_test(cc, nm):
         # an allow entry passes its exact cycle only; a stale one fails
         ok = ok and report(objs, nm, []) == 1 and report(objs, nm, ['up down: known']) == 0
         ok = ok and report(objs, nm, ['up down top: grew']) == 1
+        # layers: top above up and down passes with the cycle allowed;
+        # top below them is a call up; a module in no folder is unplaced
+        ok = ok and check_layers({'a/top': {'b/up'}}, {('a/top', 'b/up'): {'up'}},
+                                 [['b'], ['a']]) == []
+        ok = ok and len(check_layers({'a/top': {'b/up'}}, {('a/top', 'b/up'): {'up'}},
+                                     [['a'], ['b']])) == 1
+        ok = ok and len(check_layers({'a/top': {'c/up'}}, {('a/top', 'c/up'): {'up'}},
+                                     [['b'], ['a', 'c']])) == 1
+        ok = ok and len(check_layers({'d/top': {'b/up'}}, {('d/top', 'b/up'): {'up'}},
+                                     [['b'], ['a']])) == 1
         print("self-test:", "cycle down <-> up found, top outside it" if ok else f"wrong: {found}")
         return 0 if ok else 1
 
@@ -174,6 +226,7 @@ def main():
     ap.add_argument('--nm', default='nm')
     ap.add_argument('--cc')
     ap.add_argument('--allow', action='append', default=[])
+    ap.add_argument('--layers', help="folders bottom to top, a layer's folders joined by commas")
     ap.add_argument('--self-test', action='store_true')
     ap.add_argument('objects', nargs='*')
     args = ap.parse_args()
@@ -185,7 +238,8 @@ def main():
     if not objs:
         print("no object files given")
         return 2
-    return report(objs, args.nm, args.allow)
+    layers = [l.split(',') for l in args.layers.split()] if args.layers else None
+    return report(objs, args.nm, args.allow, layers)
 
 
 if __name__ == '__main__':

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "base/config.h"
-#include "base/config_scan.h"
+#include "format/config.h"
+#include "format/config_scan.h"
 #include "base/log.h"
 
 static char scratch[1024]; /* this run's private directory */

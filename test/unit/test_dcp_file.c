@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/fio.h"
 #include "base/integrity.h"
 #include "format/layout.h"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/fault.h"
 #include "format/layout.h"
 #include "base/log.h"

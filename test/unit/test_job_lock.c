@@ -1,5 +1,5 @@
 /*
- * test_job_lock.c - one job per checkpoint set (src/base/job_lock.c): a second
+ * test_job_lock.c - one job per checkpoint set (src/format/job_lock.c): a second
  * taker (another process) is refused with FTI_E_STATE naming the holder's
  * host, pid and the lock file; after a release, or when the holder died
  * (the file remains, naming a dead process), the lock is taken again.
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "base/job_lock.h"
+#include "format/job_lock.h"
 #include "base/log.h"
 
 static char dir[1024], lock_path[1200];

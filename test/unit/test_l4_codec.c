@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/le_field.h"
 #include "format/l4_codec.h"
 #include "base/log.h"

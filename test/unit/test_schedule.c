@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "base/config.h"
+#include "format/config.h"
 #include "core/schedule.h"
 
 #define ITER_SEC 0.004  /* simulated iteration length */

@@ -20,7 +20,7 @@
 #include "fti.h"
 #include "stores/l4.h"
 #include "stores/l4_store.h"
-#include "levels/levels.h"
+#include "core/levels.h"
 #include "base/log.h"
 #include "core/recover.h"
 #include "../check.h"

@@ -1,4 +1,4 @@
-#include "base/job_lock.h"
+#include "format/job_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "core/recover_state.h"
+#include "runtime/recover_state.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "base/config.h"
+#include "format/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/config_scan.h"
+#include "format/config_scan.h"
 #include "base/ini.h"
 #include "base/fio.h"
 #include "format/l4_kind.h"

@@ -9,7 +9,7 @@
 #ifndef FTI_JOB_LOCK_H
 #define FTI_JOB_LOCK_H
 
-#include "base/config.h"
+#include "format/config.h"
 #include "base/error.h"
 
 /* Zero-initialised: not held. */

@@ -1,4 +1,4 @@
-#include "base/config_scan.h"
+#include "format/config_scan.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "levels/levels.h"
+#include "core/levels.h"
 
 #include <stddef.h>
 
