@@ -25,7 +25,8 @@ set(FTI_LABEL_mpiio
 
 set(FTI_LABEL_heads
   mpi_async_crash mpi_head_async mpi_l4_async
-  conformance_config_init_errors conformance_sem_head_endw conformance_sem_head_l4_copy
+  conformance_config_init_errors conformance_heads_world conformance_sem_head_endw
+  conformance_sem_head_l4_copy
   conformance_sem_head_l4_restart conformance_sem_head_report
   fortran_heatdis explain_log
   fault_heatdis_head-l2-lose-node fault_heatdis_head-l2-flip-partner
