@@ -276,13 +276,19 @@ const char *FTI_GetVersion(void)
     return FTI_VERSION_STRING;
 }
 
+/* FTI's value: 0 before FTI_Init, with nothing to restore and once
+ * FTI_Recover restored it; during a restart 3 for the shared HDF5 file
+ * (level 9), 2 where the config's [restart] failure is 2 (what FTI_Finalize
+ * writes when keep_last_ckpt kept the last checkpoint: FTI returns the value
+ * it read there), else 1. */
 int FTI_Status(void)
 {
     if (the_ctx.state != FTI_ST_READY || !the_ctx.rec.pending)
         return 0;
-    /* FTI's value for a restart from the shared HDF5 file (failure = 3) */
     const fti_l4_kind *k = fti_l4_kind_of(&the_ctx.rec.chosen);
-    return k != NULL ? k->restart_status : 1;
+    if (k != NULL && k->restart_status != 1)
+        return k->restart_status;
+    return the_ctx.cfg.failure == 2 ? 2 : 1;
 }
 
 /* ---- registration ---------------------------------------------------------- */
