@@ -40,7 +40,8 @@ set(FTI_LABEL_config
   fti_run_config_error)
 
 set(FTI_LABEL_staging
-  mpi_async_crash mpi_async_staging conformance_sem_stage gpu_emu_staging)
+  mpi_async_crash mpi_async_staging conformance_sem_stage conformance_stage_move
+  gpu_emu_staging)
 
 set(FTI_LABEL_watchdog explain_log)
 

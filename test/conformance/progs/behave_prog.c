@@ -10,6 +10,13 @@
  *                                        second one where rank RANK passes id
  *                                        SEED+2 and the others SEED+1; exit
  *                                        without FTI_Finalize (the job dies)
+ *   behave_prog CONFIG stage SEED        FTI_SendFile of moved-<rank>.bin from
+ *                                        the stage directory to staged/ (under
+ *                                        the working directory): the request
+ *                                        succeeds, the source is gone, the
+ *                                        copy has every byte; then of
+ *                                        kept-<rank>.bin to no-such-dir/: the
+ *                                        request fails, the source stays whole
  *
  * Rank 0 prints, for write and check,
  *   status: before-init A after-init B after-recover C
@@ -25,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { EXIT_NOREC = 20, EXIT_CORRUPT = 30 };
 
@@ -71,6 +79,68 @@ static int idmix(unsigned char *buf, size_t n, int seed, int odd)
     exit(0);
 }
 
+/* Writes n bytes of pattern `seed` to path; 0 on success. */
+static int put(const char *path, size_t n, int seed)
+{
+    unsigned char *data = malloc(n);
+    fill(data, n, seed);
+    FILE *f = fopen(path, "wb");
+    int bad = f == NULL || fwrite(data, 1, n, f) != n;
+    if (f != NULL && fclose(f) != 0)
+        bad = 1;
+    free(data);
+    return bad;
+}
+
+/* How many of path's bytes differ from n bytes of pattern `seed` (n + 1
+ * when it cannot be read whole, or is longer). */
+static long differ(const char *path, size_t n, int seed)
+{
+    unsigned char *back = malloc(n + 1);
+    FILE *f = fopen(path, "rb");
+    long bad = f == NULL || fread(back, 1, n + 1, f) != n ? (long)n + 1 : 0;
+    for (size_t i = 0; bad == 0 && i < n; i++)
+        bad += back[i] != pattern(seed, i);
+    if (f != NULL)
+        fclose(f);
+    free(back);
+    return bad;
+}
+
+/* The request's outcome once it left FTI_SI_ACTV. */
+static int outcome(int id)
+{
+    int st;
+    while (id >= 0 && (st = FTI_GetStageStatus(id)) == FTI_SI_ACTV)
+        ;
+    return id < 0 ? FTI_SI_FAIL : st;
+}
+
+static long stage(int seed)
+{
+    char dir[1024], moved[1200], kept[1200], remote[256];
+    const size_t n = 200 * 1024 + 13 * (size_t)rank;
+    long bad = FTI_GetStageDir(dir, sizeof dir) != FTI_SCES;
+    snprintf(moved, sizeof moved, "%s/moved-%d.bin", dir, rank);
+    snprintf(kept, sizeof kept, "%s/kept-%d.bin", dir, rank);
+    bad += put(moved, n, seed) + put(kept, n, seed + 1);
+    snprintf(remote, sizeof remote, "staged/moved-%d.bin", rank);
+    if (outcome(FTI_SendFile(moved, remote)) != FTI_SI_SCES)
+        fprintf(stderr, "rank %d: FTI_SendFile %s failed\n", rank, moved), bad++;
+    if (access(moved, F_OK) == 0)
+        fprintf(stderr, "rank %d: %s is still there after the move\n", rank, moved), bad++;
+    long d = differ(remote, n, seed);
+    if (d != 0)
+        fprintf(stderr, "rank %d: %s: %ld bytes wrong\n", rank, remote, d), bad += d;
+    snprintf(remote, sizeof remote, "no-such-dir/kept-%d.bin", rank);
+    if (outcome(FTI_SendFile(kept, remote)) != FTI_SI_FAIL)
+        fprintf(stderr, "rank %d: FTI_SendFile to %s did not fail\n", rank, remote), bad++;
+    d = differ(kept, n, seed + 1);
+    if (d != 0)
+        fprintf(stderr, "rank %d: %s after the failed move: %ld bytes wrong\n", rank, kept, d), bad += d;
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -95,7 +165,9 @@ int main(int argc, char **argv)
     long bad = 0;
     if (strcmp(mode, "idmix") == 0)
         return idmix(buf, n, seed, argc > 4 ? atoi(argv[4]) : 1);
-    if (strcmp(mode, "write") == 0) {
+    if (strcmp(mode, "stage") == 0) {
+        bad = stage(seed);
+    } else if (strcmp(mode, "write") == 0) {
         fill(buf, n, seed);
         bad = FTI_Checkpoint(seed, 1) != FTI_DONE;
     } else {
@@ -107,7 +179,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             bad += buf[i] != pattern(seed, i);
     }
-    if (rank == 0)
+    if (rank == 0 && strcmp(mode, "stage") != 0)
         printf("status: before-init %d after-init %d after-recover %d\n", before, after, recovered);
     int status = verdict(bad, mode);
     FTI_Finalize();
