@@ -6,10 +6,12 @@
  *   behave_prog CONFIG check SEED        FTI_Recover, every byte equal to
  *                                        checkpoint SEED's (exit 30 if not,
  *                                        20 if nothing was restored)
- *   behave_prog CONFIG idmix SEED RANK   checkpoint SEED on every rank, then a
+ *   behave_prog CONFIG idmix SEED RANK [LEVEL]
+ *                                        checkpoint SEED on every rank, then a
  *                                        second one where rank RANK passes id
- *                                        SEED+2 and the others SEED+1; exit
- *                                        without FTI_Finalize (the job dies)
+ *                                        SEED+2 and the others SEED+1 (both at
+ *                                        LEVEL, default 1); exit without
+ *                                        FTI_Finalize (the job dies)
  *   behave_prog CONFIG stage SEED        FTI_SendFile of moved-<rank>.bin from
  *                                        the stage directory to staged/ (under
  *                                        the working directory): the request
@@ -63,15 +65,15 @@ static int verdict(long bad, const char *mode)
     return total ? EXIT_CORRUPT : 0;
 }
 
-static int idmix(unsigned char *buf, size_t n, int seed, int odd)
+static int idmix(unsigned char *buf, size_t n, int seed, int odd, int level)
 {
     fill(buf, n, seed);
-    if (FTI_Checkpoint(seed, 1) != FTI_DONE) {
+    if (FTI_Checkpoint(seed, level) != FTI_DONE) {
         fprintf(stderr, "rank %d: checkpoint %d failed\n", rank, seed);
         return 1;
     }
     fill(buf, n, seed + 1);
-    int rc = FTI_Checkpoint(rank == odd ? seed + 2 : seed + 1, 1);
+    int rc = FTI_Checkpoint(rank == odd ? seed + 2 : seed + 1, level);
     printf("idmix: rank %d rc %d\n", rank, rc);
     fflush(stdout);
     MPI_Barrier(FTI_COMM_WORLD);
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
     FTI_Protect(1, buf, (int64_t)n, FTI_CHAR);
     long bad = 0;
     if (strcmp(mode, "idmix") == 0)
-        return idmix(buf, n, seed, argc > 4 ? atoi(argv[4]) : 1);
+        return idmix(buf, n, seed, argc > 4 ? atoi(argv[4]) : 1, argc > 5 ? atoi(argv[5]) : 1);
     if (strcmp(mode, "stage") == 0) {
         bad = stage(seed);
     } else if (strcmp(mode, "write") == 0) {
