@@ -19,13 +19,16 @@ set(FTI_LABEL_mpiio
   mpi_async_staging mpi_l1_two_jobs mpi_l4_archive mpi_l4_async mpi_l4_big mpi_l4_corrupt
   mpi_l4_direct mpi_l4_faults mpi_l4_inplace_tamper mpi_l4_recover mpi_l4_recover_ns
   tools_l4 tools_names
-  conformance_sem_head_l4_copy conformance_sem_inplace conformance_sem_keep_last
+  conformance_ckpt_id_mismatch conformance_sem_head_l4_copy conformance_sem_inplace
+  conformance_sem_keep_last
   fault_heatdis_l4-mpiio-lose-all fault_heatdis_l4-mpiio-flip-global
   fault_heatdis_l4-mpiio-truncate-global)
 
 set(FTI_LABEL_heads
   mpi_async_crash mpi_head_async mpi_l4_async
-  conformance_config_init_errors conformance_sem_head_endw conformance_sem_head_l4_copy
+  conformance_ckpt_id_mismatch conformance_config_init_errors conformance_heads_world
+  conformance_sem_head_endw
+  conformance_sem_head_l4_copy
   conformance_sem_head_l4_restart conformance_sem_head_report
   fortran_heatdis explain_log
   fault_heatdis_head-l2-lose-node fault_heatdis_head-l2-flip-partner
@@ -39,7 +42,8 @@ set(FTI_LABEL_config
   fti_run_config_error)
 
 set(FTI_LABEL_staging
-  mpi_async_crash mpi_async_staging conformance_sem_stage gpu_emu_staging)
+  mpi_async_crash mpi_async_staging conformance_sem_stage conformance_stage_move
+  gpu_emu_staging)
 
 set(FTI_LABEL_watchdog explain_log)
 

@@ -160,6 +160,21 @@ static int init_again(fti_ctx *ctx, const char *configFile)
     return FTI_SCES;
 }
 
+/* A head serves until the application ranks of its node finalized. Kept
+ * alive (keep_heads_alive = 1), it returns FTI_HEAD with FTI_COMM_WORLD the
+ * communicator of every head in node order, as FTI's: programs call
+ * MPI_Comm_rank on it right after. Its own copy, since serving frees the
+ * topology; the application owns it from then on (FTI frees it neither). */
+static int serve_head(fti_ctx *ctx)
+{
+    MPI_Comm heads = MPI_COMM_NULL;
+    if (ctx->cfg.keep_heads_alive)
+        fti_watched_dup(ctx->topo.heads, &heads, "FTI_Init: the heads' FTI_COMM_WORLD");
+    int rc = fti_post_serve_head(ctx);
+    FTI_COMM_WORLD = heads;
+    return rc;
+}
+
 int FTI_Init(const char *configFile, MPI_Comm globalComm)
 {
     fti_ctx *ctx = &the_ctx;
@@ -193,7 +208,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     ctx->state = FTI_ST_READY;
     fti_watchdog_setup(ctx->cfg.head);
     if (ctx->topo.is_head)
-        return fti_post_serve_head(ctx);
+        return serve_head(ctx);
 
     double t0 = fti_now();
     e = fti_recover_prepare(ctx);
@@ -261,13 +276,19 @@ const char *FTI_GetVersion(void)
     return FTI_VERSION_STRING;
 }
 
+/* FTI's value: 0 before FTI_Init, with nothing to restore and once
+ * FTI_Recover restored it; during a restart 3 for the shared HDF5 file
+ * (level 9), 2 where the config's [restart] failure is 2 (what FTI_Finalize
+ * writes when keep_last_ckpt kept the last checkpoint: FTI returns the value
+ * it read there), else 1. */
 int FTI_Status(void)
 {
     if (the_ctx.state != FTI_ST_READY || !the_ctx.rec.pending)
         return 0;
-    /* FTI's value for a restart from the shared HDF5 file (failure = 3) */
     const fti_l4_kind *k = fti_l4_kind_of(&the_ctx.rec.chosen);
-    return k != NULL ? k->restart_status : 1;
+    if (k != NULL && k->restart_status != 1)
+        return k->restart_status;
+    return the_ctx.cfg.failure == 2 ? 2 : 1;
 }
 
 /* ---- registration ---------------------------------------------------------- */

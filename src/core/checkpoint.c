@@ -50,6 +50,17 @@ static fti_err abandon(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, f
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
+/* The ranks passed different ids: FTI's programs rely on one id per
+ * checkpoint, and a record naming one rank's would restart the others
+ * from the wrong one. Every rank gets this same message. */
+static fti_err ids_differ(const fti_ckpt_vote *v)
+{
+    return fti_fail(FTI_E_ARG, "FTI_Checkpoint: ranks disagree on the checkpoint id: rank %d id "
+                    "%lld, rank %d id %lld (every rank must pass the same id); nothing is "
+                    "committed, the last committed checkpoint is kept", v->rank_lo,
+                    (long long)v->id_lo, v->rank_hi, (long long)v->id_hi);
+}
+
 /* The L4 stores (dCP layers, HDF5 files, and with no local copy kept POSIX
  * and MPI-IO files) that go straight to the global file system: no local
  * file, no post-processing. */
@@ -162,9 +173,13 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
     fti_err e = write_first(ctx, st, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
-    fti_watched_allreduce(&mine, &c.bytes, 1, MPI_UINT64_T, MPI_SUM, ctx->topo.app,
-                          "checkpoint's first collective (its size)");
-    if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
+    /* The first collective: size, success and the id, in one reduction. */
+    fti_ckpt_vote v;
+    fti_ckpt_vote_cast(ctx->topo.app, mine, e == FTI_E_OK, id, &v);
+    c.bytes = v.bytes;
+    if (v.id_lo != v.id_hi)
+        return abandon(ctx, &c, &tm, ids_differ(&v), -1);
+    if ((bad = v.first_failed) >= 0)
         return abandon(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fio.h"
 #include "fti.h"
@@ -39,7 +40,37 @@ fti_err fti_staging_dir(fti_ctx *ctx, char *out, int maxlen)
     return FTI_E_OK;
 }
 
-/* The file is copied now; the request completes before the call returns. */
+/* The folder of path, for syncing its entry: "." for a bare name. */
+static void parent_dir(const char *path, char *out, size_t len)
+{
+    snprintf(out, len, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (slash == NULL)
+        snprintf(out, len, ".");
+    else
+        slash[slash == out] = '\0'; /* "/x" keeps "/" */
+}
+
+/* As FTI (without heads): the file is moved. The source goes only once the
+ * copy is durable, its bytes and its directory entry; a failed copy keeps
+ * it (the application may send it again). */
+static fti_err move_file(const char *src, const char *dst)
+{
+    if (fti_copy_file(src, dst) != 0)
+        return fti_fail(FTI_E_IO, "FTI_SendFile: copying %s to %s: %s; %s is kept", src, dst,
+                        fti_fs_strerror(errno), src);
+    char dir[FTI_PATH_MAX];
+    parent_dir(dst, dir, sizeof dir);
+    if (fti_fsync_dir(dir) != 0)
+        return fti_fail(FTI_E_IO, "FTI_SendFile: syncing %s (the folder of %s): %s; %s is kept", dir,
+                        dst, fti_fs_strerror(errno), src);
+    if (unlink(src) != 0)
+        return fti_fail(FTI_E_IO, "FTI_SendFile: %s is copied to %s, but removing it failed: %s",
+                        src, dst, fti_fs_strerror(errno));
+    return FTI_E_OK;
+}
+
+/* The file is moved now; the request completes before the call returns. */
 int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath)
 {
     if (need_staging(ctx, "FTI_SendFile") != FTI_E_OK)
@@ -58,10 +89,7 @@ int fti_staging_send(fti_ctx *ctx, const char *lpath, const char *rpath)
         return FTI_NSCS;
     }
     q->result = r;
-    int ok = fti_copy_file(lpath, dst) == 0;
-    if (!ok)
-        fti_fail(FTI_E_IO, "FTI_SendFile: copying %s to %s: %s", lpath, dst, fti_fs_strerror(errno));
-    q->result[q->n] = ok ? FTI_SI_SCES : FTI_SI_FAIL;
+    q->result[q->n] = move_file(lpath, dst) == FTI_E_OK ? FTI_SI_SCES : FTI_SI_FAIL;
     return q->n++;
 }
 

@@ -9,6 +9,7 @@
 #define FTI_COLLECTIVE_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "base/error.h"
 
@@ -26,5 +27,20 @@ fti_err fti_agree(MPI_Comm comm, fti_err mine, fti_err code, const char *fmt, ..
 
 /* Collective: the lowest rank that failed, or -1 when every rank succeeded. */
 int fti_first_failed(MPI_Comm comm, int ok);
+
+/* What the ranks of a checkpoint agree on after writing it, in one
+ * reduction: the total size, the first rank that failed, and whether they
+ * all passed the same checkpoint id (else the lowest and highest id, each
+ * with the lowest rank that passed it). */
+typedef struct fti_ckpt_vote {
+    uint64_t bytes;   /* sum over the ranks */
+    int first_failed; /* -1: none */
+    int64_t id_lo, id_hi;
+    int rank_lo, rank_hi;
+} fti_ckpt_vote;
+
+/* Collective over comm: this rank wrote `bytes`, succeeded (ok) and was
+ * asked for checkpoint `id`. Returns MPI's code; the vote in *v. */
+int fti_ckpt_vote_cast(MPI_Comm comm, uint64_t bytes, int ok, int64_t id, fti_ckpt_vote *v);
 
 #endif /* FTI_COLLECTIVE_H */

@@ -73,7 +73,8 @@ static void live(const char *cfg, int rank)
 static void check(const char *cfg, int rank, int seed)
 {
     expect(FTI_Init(cfg, MPI_COMM_WORLD) == FTI_SCES, rank, "FTI_Init");
-    expect(FTI_Status() == 1, rank, "FTI_Status is 1 (restart)");
+    /* FTI: 2, the previous run's FTI_Finalize kept its last checkpoint (keep_last_ckpt) */
+    expect(FTI_Status() == 2, rank, "FTI_Status is 2 (restart of the kept checkpoint)");
     memset(a, 0, sizeof a);
     expect(FTI_Protect(1, a, N, FTI_INTG) == FTI_SCES, rank, "FTI_Protect");
     expect(FTI_Recover() == FTI_SCES, rank, "FTI_Recover");
