@@ -168,7 +168,7 @@ static fti_err not_from_shared_file(const fti_ctx *ctx, int did)
     if (!ctx->rec.available)
         return fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): this run restores no "
                         "checkpoint (FTI_Status() is 0)", did);
-    if (k != NULL && k->id == FTI_L4K_H5_SHARED)
+    if (k != NULL && k->dataset_dims)
         return FTI_E_OK;
     char store[160];
     snprintf(store, sizeof store, "%s%s%s", k != NULL ? k->name : "local files",
