@@ -256,6 +256,8 @@ FTI_API int fti_compat_add_vector_field_int(fti_id_t id, const char *name, fti_i
  * exported symbols FTI_DefineDataset and FTI_AddVectorField keep master's
  * types: `&FTI_DefineDataset`, Fortran bindings and dlsym get those. */
 #ifdef __cplusplus
+/* extern "C++": also where a C++ file includes fti.h inside extern "C". */
+extern "C++" {
 template <typename T> struct fti_int_array_ {};
 template <> struct fti_int_array_<int> { typedef int type; };
 
@@ -272,6 +274,7 @@ inline typename fti_int_array_<T>::type FTI_AddVectorField(fti_id_t id, const ch
                                                             int ndims, T *dims)
 {
     return fti_compat_add_vector_field_int(id, name, tid, offset, ndims, dims);
+}
 }
 #elif (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) || defined(__clang__) || \
     (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 9)))

@@ -9,10 +9,17 @@
  *   sig_prog CONFIG write H5   checkpoint at level 4, exit 0
  *   sig_prog CONFIG check H5   restart: stored sizes and every byte, "PASS: check"
  *
+ * -DFTI_SIG_EXTERN_C (C++) includes fti.h inside extern "C".
  * H5 = 1 also places variable 1 with FTI_DefineDataset (needs an HDF5 build);
  * the script reads the stored shapes back with h5dump.
  */
+#if defined(__cplusplus) && defined(FTI_SIG_EXTERN_C)
+extern "C" { /* as C++ code wraps C headers; MPI's C++ bindings are off */
 #include <fti.h>
+}
+#else
+#include <fti.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
