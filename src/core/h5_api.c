@@ -67,7 +67,8 @@ static fti_err check_shape(const fti_var *v, int rank, const int64_t *dims)
     return FTI_E_OK;
 }
 
-int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
+int (FTI_DefineDataset)(int id, int rank, int64_t *dimLength, const char *name,
+                        FTIT_H5Group *h5group)
 {
     fti_ctx *ctx = h5_ctx("FTI_DefineDataset");
     fti_var *v = ctx != NULL ? fti_registry_require(&ctx->reg, "FTI_DefineDataset", id) : NULL;
