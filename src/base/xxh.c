@@ -6,24 +6,23 @@
 #define XXH_IMPLEMENTATION
 #include "base/xxh.h"
 
-/* The widest variant the build has and the CPU runs. __builtin_cpu_supports
- * also checks that the OS saves the wide registers. */
+/* Whether the build has the variant and the CPU runs it (`isa`: "avx2",
+ * "avx512f"). __builtin_cpu_supports also checks that the OS saves the wide
+ * registers; it takes only a literal, hence the macro. */
+#if defined(FTI_HAVE_XXH_SIMD)
+#define CPU_HAS(isa) (__builtin_cpu_supports(isa) != 0)
+#else
+#define CPU_HAS(isa) 0
+#endif
+
 static int use_avx512(void)
 {
-#if defined(FTI_HAVE_XXH_SIMD)
-    return __builtin_cpu_supports("avx512f") != 0;
-#else
-    return 0;
-#endif
+    return CPU_HAS("avx512f");
 }
 
 static int use_avx2(void)
 {
-#if defined(FTI_HAVE_XXH_SIMD)
-    return __builtin_cpu_supports("avx2") != 0;
-#else
-    return 0;
-#endif
+    return CPU_HAS("avx2");
 }
 
 const char *fti_xxh3_variant(void)
