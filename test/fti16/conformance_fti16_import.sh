@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A campaign that ran with FTI 1.6 continues with us: each checkpoint FTI
+# 1.6 wrote (data/: L4 one file per rank, L4 MPI-IO shared file, L1) is
+# imported by `fti-ckpt import` into a config of ours and read16 restarts
+# from it on 4 ranks with every byte of its 5 variables right. An FTI file
+# with one byte flipped (md5), cut short (size), or an MPI-IO file cut short
+# is refused naming the file, and nothing is written.
+source "$FTI_SOURCE_DIR/test/mpi/lib.sh"
+CKPT="$FTI_BUILD_DIR/tools/fti-ckpt"
+READ="$FTI_BUILD_DIR/test/fti16/fti16_read16"
+DATA="$FTI_SOURCE_DIR/test/fti16/data"
+[ -x "$CKPT" ] && [ -x "$READ" ] || fail "fti-ckpt or fti16_read16 is not built"
+rm -rf "$T" && mkdir -p "$T"
+
+# ours CASE: a config of ours for CASE's job (4 ranks, 2 per simulated node).
+ours() {
+  local d="$T/$1/ours"
+  mkdir -p "$d"
+  cat > "$d/config.fti" <<EOC
+[basic]
+head = 0
+node_size = 2
+ckpt_dir = $d/local
+glbl_dir = $d/global
+meta_dir = $d/meta
+ckpt_l1 = 0
+ckpt_l4 = 0
+ckpt_io = 1
+verbosity = 2
+[restart]
+exec_id = fti16-$1
+[advanced]
+local_test = 1
+EOC
+}
+
+# copy NAME [CASE]: a copy (the test may damage it) of FTI 1.6's files of
+# CASE (default NAME) in $T/NAME/fti16, and our config in $T/NAME/ours.
+copy() { rm -rf "$T/$1"; mkdir -p "$T/$1"; cp -a "$DATA/${2:-$1}" "$T/$1/fti16"; ours "$1"; }
+
+imported() {
+  local c="$1"
+  copy "$c"
+  "$CKPT" import "$T/$c/ours/config.fti" --from "$T/$c/fti16/config.fti" > "$T/$c/import.log" 2>&1 ||
+    { cat "$T/$c/import.log"; fail "$c: fti-ckpt import failed"; }
+  grep -q "^imported FTI 1.6 checkpoint 3 (level $2, $3, 4 ranks)" "$T/$c/import.log" ||
+    { cat "$T/$c/import.log"; fail "$c: import did not report FTI's checkpoint 3 at level $2 ($3)"; }
+  timeout 240 "$MPIEXEC" -n 4 -bind-to none "$READ" "$T/$c/ours/config.fti" > "$T/$c/read.log" 2>&1 ||
+    { cat "$T/$c/read.log"; fail "$c: the restart from the import failed"; }
+  [ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/$c/read.log")" -eq 4 ] ||
+    { cat "$T/$c/read.log"; fail "$c: not every rank restored all 1049 bytes"; }
+}
+
+# refused CASE FILE-PATTERN WHAT: import fails (exit 1) naming the file and
+# WHAT, and the config of ours has no file afterwards.
+refused() {
+  local c="$1" rc=0
+  "$CKPT" import "$T/$c/ours/config.fti" --from "$T/$c/fti16/config.fti" > "$T/$c/import.log" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$T/$c/import.log"; fail "$c: import of a damaged file exited $rc, expected 1"; }
+  grep -Eq "FTI 1.6 file [^ ]*$2: $3" "$T/$c/import.log" ||
+    { cat "$T/$c/import.log"; fail "$c: the refusal does not name $2 and '$3'"; }
+  [ -z "$(find "$T/$c/ours" -type f ! -name config.fti)" ] ||
+    { find "$T/$c/ours" -type f; fail "$c: a refused import wrote files"; }
+}
+
+imported l4posix 4 "one file per rank"
+imported l4mpiio 4 "MPI-IO shared file"
+imported l1posix 1 "one file per rank"
+
+copy flip l4posix
+flip_middle "$(ls "$T"/flip/fti16/global/*/l4/Ckpt3-Rank2.fti)"
+refused flip "/l4/Ckpt3-Rank2.fti" "md5 [0-9a-f]{32}, FTI's metadata .*sector[0-9]-group[0-9].fti records"
+
+copy cut l4posix
+truncate -s 1000 "$(ls "$T"/cut/fti16/global/*/l4/Ckpt3-Rank1.fti)"
+refused cut "/l4/Ckpt3-Rank1.fti" "1000 bytes, FTI's metadata .* records 1049"
+
+copy cutmpi l4mpiio
+truncate -s 4000 "$(ls "$T"/cutmpi/fti16/global/*/l4/Ckpt3-mpiio.fti)"
+refused cutmpi "/l4/Ckpt3-mpiio.fti" "4000 bytes, FTI's metadata .* records 4196"
+
+pass "FTI 1.6's L4 POSIX, L4 MPI-IO and L1 checkpoints imported, 4 ranks restored all 1049 bytes each; a flipped byte (md5), a short file and a short MPI-IO file refused by name, nothing written"
