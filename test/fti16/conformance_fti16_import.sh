@@ -4,7 +4,9 @@
 # imported by `fti-ckpt import` into a config of ours and read16 restarts
 # from it on 4 ranks with every byte of its 5 variables right. An FTI file
 # with one byte flipped (md5), cut short (size), or an MPI-IO file cut short
-# is refused naming the file, and nothing is written.
+# is refused naming the file, and nothing is written; an import into a job
+# that already has checkpoints is refused and changes nothing. After the
+# restart the campaign goes on: a new checkpoint, and the next run restores it.
 source "$FTI_SOURCE_DIR/test/mpi/lib.sh"
 CKPT="$FTI_BUILD_DIR/tools/fti-ckpt"
 READ="$FTI_BUILD_DIR/test/fti16/fti16_read16"
@@ -26,6 +28,7 @@ meta_dir = $d/meta
 ckpt_l1 = 0
 ckpt_l4 = 0
 ckpt_io = 1
+keep_last_ckpt = 1
 verbosity = 2
 [restart]
 exec_id = fti16-$1
@@ -66,6 +69,25 @@ refused() {
 imported l4posix 4 "one file per rank"
 imported l4mpiio 4 "MPI-IO shared file"
 imported l1posix 1 "one file per rank"
+
+# A second import into the same job (its commit record exists) changes nothing.
+again="$T/l4posix/ours/config.fti"
+sums="$(cd "$T/l4posix/ours" && find global meta -type f | sort | xargs md5sum)"
+rc=0; "$CKPT" import "$again" --from "$T/l4posix/fti16/config.fti" > "$T/again.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "fti16-l4posix already has a commit record (.*/meta/fti16-l4posix/commit)" "$T/again.log" ||
+  { cat "$T/again.log"; fail "a second import exited $rc, not refused (2) naming the commit record"; }
+[ "$sums" = "$(cd "$T/l4posix/ours" && find global meta -type f | sort | xargs md5sum)" ] ||
+  fail "a refused second import changed the job's files"
+
+# The campaign goes on under our library: checkpoint 4 after the restart,
+# kept at FTI_Finalize (keep_last_ckpt = 1), restored by the next run.
+run_read() { timeout 240 "$MPIEXEC" -n 4 -bind-to none "$READ" "$@"; }
+run_read "$again" 4 > "$T/next.log" 2>&1 || { cat "$T/next.log"; fail "checkpoint 4 after the import's restart"; }
+[ "$(grep -c '^read16: rank [0-3]: checkpoint 4: taken$' "$T/next.log")" -eq 4 ] || { cat "$T/next.log"; fail "checkpoint 4 not taken"; }
+run_read "$again" > "$T/next2.log" 2>&1 || { cat "$T/next2.log"; fail "restart from checkpoint 4"; }
+grep -q "restart: Recovering successfully from level [1-4]: checkpoint #[0-9]* (id 4)" "$T/next2.log" &&
+  [ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/next2.log")" -eq 4 ] ||
+  { cat "$T/next2.log"; fail "the next run did not restore checkpoint 4's bytes"; }
 
 copy flip l4posix
 flip_middle "$(ls "$T"/flip/fti16/global/*/l4/Ckpt3-Rank2.fti)"

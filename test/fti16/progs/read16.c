@@ -4,12 +4,14 @@
  * did under FTI 1.6), requires a restart (FTI_Status() != 0), FTI_Recover,
  * and compares every byte with the pattern write16 checkpointed.
  * Prints "read16: rank R: all B bytes right" or the first wrong variable and
- * byte; exit 0 only when every rank's bytes are right.
- * Usage: read16 CONFIG
+ * byte; exit 0 only when every rank's bytes are right. With NEXT_ID the
+ * campaign goes on: a level 1 checkpoint NEXT_ID of the restored bytes.
+ * Usage: read16 CONFIG [NEXT_ID]
  */
 #include <fti.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vars16.h"
@@ -51,7 +53,7 @@ static int check(int rank, const v16_vars *got, const v16_vars *want)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    if (argc != 2 || FTI_Init(argv[1], MPI_COMM_WORLD) != FTI_SCES) {
+    if (argc < 2 || argc > 3 || FTI_Init(argv[1], MPI_COMM_WORLD) != FTI_SCES) {
         fprintf(stderr, "read16: usage: read16 CONFIG (or FTI_Init failed)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -74,6 +76,11 @@ int main(int argc, char **argv)
         printf("read16: rank %d: FTI_Recover failed\n", rank);
     else
         bad = check(rank, &got, &want);
+    if (!bad && argc == 3) {
+        int rc = FTI_Checkpoint(atoi(argv[2]), 1);
+        bad = rc != FTI_SCES && rc != FTI_DONE;
+        printf("read16: rank %d: checkpoint %s: %s\n", rank, argv[2], bad ? "failed" : "taken");
+    }
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, FTI_COMM_WORLD);
     FTI_Finalize();
