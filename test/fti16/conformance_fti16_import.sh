@@ -93,6 +93,10 @@ copy flip l4posix
 flip_middle "$(ls "$T"/flip/fti16/global/*/l4/Ckpt3-Rank2.fti)"
 refused flip "/l4/Ckpt3-Rank2.fti" "md5 [0-9a-f]{32}, FTI's metadata .*sector[0-9]-group[0-9].fti records"
 
+copy flipl1 l1posix
+flip_middle "$(ls "$T"/flipl1/fti16/local/node1/*/l1/Ckpt3-Rank3.fti)"
+refused flipl1 "/l1/Ckpt3-Rank3.fti" "md5 [0-9a-f]{32}, FTI's metadata .*/l1/sector[0-9]-group[0-9].fti records"
+
 copy cut l4posix
 truncate -s 1000 "$(ls "$T"/cut/fti16/global/*/l4/Ckpt3-Rank1.fti)"
 refused cut "/l4/Ckpt3-Rank1.fti" "1000 bytes, FTI's metadata .* records 1049"
@@ -101,4 +105,4 @@ copy cutmpi l4mpiio
 truncate -s 4000 "$(ls "$T"/cutmpi/fti16/global/*/l4/Ckpt3-mpiio.fti)"
 refused cutmpi "/l4/Ckpt3-mpiio.fti" "4000 bytes, FTI's metadata .* records 4196"
 
-pass "FTI 1.6's L4 POSIX, L4 MPI-IO and L1 checkpoints imported, 4 ranks restored all 1049 bytes each; a flipped byte (md5), a short file and a short MPI-IO file refused by name, nothing written"
+pass "FTI 1.6's L4 POSIX, L4 MPI-IO and L1 checkpoints imported, 4 ranks restored all 1049 bytes each; a flipped byte (md5, L4 and L1), a short file and a short MPI-IO file refused by name, nothing written"
