@@ -141,6 +141,7 @@ typedef struct fti16_dirs {
     char local[FTI_PATH_MAX];  /* <ckpt_dir> */
     char exec_id[FTI_NAME_MAX];
     int local_test;
+    int head, node_size; /* head = 1: world rank 0 of each node of node_size was a head */
 } fti16_dirs;
 
 static fti_err read_ini_file(const char *path, fti_ini *ini)
@@ -203,6 +204,12 @@ static fti_err load_dirs(const char *config_path, fti16_dirs *d)
         resolve(d->local, dir, local);
         const char *lt = fti_ini_get(&ini, "advanced:local_test");
         d->local_test = lt != NULL && atoi(lt) == 1;
+        const char *hd = fti_ini_get(&ini, "basic:head"), *ns = fti_ini_get(&ini, "basic:node_size");
+        d->head = hd != NULL && atoi(hd) == 1;
+        d->node_size = ns != NULL ? atoi(ns) : 0;
+        if (d->head && d->node_size < 2)
+            e = fti_fail(FTI_E_CONFIG, "%s: head = 1 needs node_size >= 2 (it is '%s')",
+                         config_path, ns ? ns : "");
     }
     fti_ini_free(&ini);
     return e;
@@ -262,8 +269,8 @@ static fti_err load_member(const fti_ini *ini, const char *meta, int k, fti16_ra
     snprintf(key, sizeof key, "%d:ckpt_file_name", k);
     const char *name = fti_ini_get(ini, key);
     int id, n = 0;
-    if (name == NULL || sscanf(name, "Ckpt%d-Rank%d.fti%n", &id, &r->rank, &n) != 2 ||
-        name[n] != '\0' || r->rank < 0)
+    if (name == NULL || sscanf(name, "Ckpt%d-Rank%d.fti%n", &id, &r->world, &n) != 2 ||
+        name[n] != '\0' || r->world < 0)
         return fti_fail(FTI_E_CORRUPT, "FTI metadata %s: %s is not Ckpt<id>-Rank<r>.fti", meta,
                         key);
     snprintf(r->file, sizeof r->file, "%s", name); /* the folder is added by the caller */
@@ -339,7 +346,17 @@ static fti_err load_meta_file(const char *meta, fti16_ckpt *c)
 static int by_rank(const void *a, const void *b)
 {
     const fti16_rank *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->world > y->world) - (x->world < y->world);
+}
+
+/* The world rank of application rank i: with heads, FTI 1.6 made the first
+ * rank of each node the head and FTI_COMM_WORLD the others in order. */
+static int world_of(const fti16_dirs *d, int i)
+{
+    if (!d->head)
+        return i;
+    int app = d->node_size - 1;
+    return i / app * d->node_size + 1 + i % app;
 }
 
 static int is_meta_name(const char *name)
@@ -372,12 +389,15 @@ static fti_err load_level(const fti16_dirs *d, int level, fti16_ckpt *c)
     if (e != FTI_E_OK)
         return e;
     qsort(c->ranks, (size_t)c->nranks, sizeof *c->ranks, by_rank);
-    for (int i = 0; i < c->nranks; i++)
-        if (c->ranks[i].rank != i)
+    for (int i = 0; i < c->nranks; i++) {
+        if (c->ranks[i].world != world_of(d, i))
             return fti_fail(FTI_E_CORRUPT,
-                            "FTI metadata in %s: rank %d's file is %s (ranks must be 0..%d once "
-                            "each; checkpoints of jobs with heads are not imported)",
-                            dir, i, c->ranks[i].file, c->nranks - 1);
+                            "FTI metadata in %s: application rank %d's file is %s, expected "
+                            "Ckpt%" PRId64 "-Rank%d.fti (head = %d, node_size = %d)",
+                            dir, i, c->ranks[i].file, c->id, world_of(d, i), d->head,
+                            d->node_size);
+        c->ranks[i].rank = i;
+    }
     return FTI_E_OK;
 }
 

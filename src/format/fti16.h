@@ -23,7 +23,9 @@ typedef struct fti16_var {
 } fti16_var;
 
 typedef struct fti16_rank {
-    int rank;                /* the rank in the file name Ckpt<id>-Rank<r>.fti */
+    int rank;                /* the application rank (FTI_COMM_WORLD's) */
+    int world;               /* the rank in the file name Ckpt<id>-Rank<r>.fti: FTI's
+                                MPI_COMM_WORLD rank, which skips the heads */
     char file[FTI_PATH_MAX]; /* its data: the rank's file, or the shared MPI-IO file */
     char meta[FTI_PATH_MAX]; /* the metadata file that describes it */
     uint64_t size;           /* bytes, as recorded */
@@ -43,7 +45,8 @@ typedef struct fti16_ckpt {
 
 /* Finds the newest checkpoint of the FTI 1.6 job whose config is
  * `config_path` (its [basic] ckpt_dir, glbl_dir, meta_dir, relative ones
- * taken from the config's folder, and [restart] exec_id) at levels 4 and 1,
+ * taken from the config's folder, [restart] exec_id, and [basic] head and
+ * node_size, which say which world ranks were heads) at levels 4 and 1,
  * and loads its metadata into *c. FTI_E_MISSING when there is none,
  * FTI_E_CORRUPT naming the metadata file and key for a record that does
  * not hold together (a variable outside the file, ranks missing). */

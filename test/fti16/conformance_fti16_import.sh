@@ -2,7 +2,7 @@
 # A campaign that ran with FTI 1.6 continues with us: each checkpoint FTI
 # 1.6 wrote (data/: L4 one file per rank, L4 MPI-IO shared file, L1) is
 # imported by `fti-ckpt import` into a config of ours and read16 restarts
-# from it on 4 ranks with every byte of its 5 variables right. An FTI file
+# from it on 4 ranks (2 for the job that ran with heads) with every byte of its 5 variables right. An FTI file
 # with one byte flipped (md5), cut short (size), or an MPI-IO file cut short
 # is refused naming the file, and nothing is written; an import into a job
 # that already has checkpoints is refused and changes nothing. After the
@@ -14,7 +14,7 @@ DATA="$FTI_SOURCE_DIR/test/fti16/data"
 [ -x "$CKPT" ] && [ -x "$READ" ] || fail "fti-ckpt or fti16_read16 is not built"
 rm -rf "$T" && mkdir -p "$T"
 
-# ours CASE: a config of ours for CASE's job (4 ranks, 2 per simulated node).
+# ours CASE: a config of ours for CASE's job (2 ranks per simulated node, no heads).
 ours() {
   local d="$T/$1/ours"
   mkdir -p "$d"
@@ -41,16 +41,17 @@ EOC
 # CASE (default NAME) in $T/NAME/fti16, and our config in $T/NAME/ours.
 copy() { rm -rf "$T/$1"; mkdir -p "$T/$1"; cp -a "$DATA/${2:-$1}" "$T/$1/fti16"; ours "$1"; }
 
+# imported CASE LEVEL HOW [NP]: CASE imports, and NP (4) ranks restore it.
 imported() {
-  local c="$1"
+  local c="$1" np="${4:-4}"
   copy "$c"
   "$CKPT" import "$T/$c/ours/config.fti" --from "$T/$c/fti16/config.fti" > "$T/$c/import.log" 2>&1 ||
     { cat "$T/$c/import.log"; fail "$c: fti-ckpt import failed"; }
-  grep -q "^imported FTI 1.6 checkpoint 3 (level $2, $3, 4 ranks)" "$T/$c/import.log" ||
-    { cat "$T/$c/import.log"; fail "$c: import did not report FTI's checkpoint 3 at level $2 ($3)"; }
-  timeout 240 "$MPIEXEC" -n 4 -bind-to none "$READ" "$T/$c/ours/config.fti" > "$T/$c/read.log" 2>&1 ||
+  grep -q "^imported FTI 1.6 checkpoint 3 (level $2, $3, $np ranks)" "$T/$c/import.log" ||
+    { cat "$T/$c/import.log"; fail "$c: import did not report FTI's checkpoint 3 at level $2 ($3, $np ranks)"; }
+  timeout 240 "$MPIEXEC" -n "$np" -bind-to none "$READ" "$T/$c/ours/config.fti" > "$T/$c/read.log" 2>&1 ||
     { cat "$T/$c/read.log"; fail "$c: the restart from the import failed"; }
-  [ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/$c/read.log")" -eq 4 ] ||
+  [ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/$c/read.log")" -eq "$np" ] ||
     { cat "$T/$c/read.log"; fail "$c: not every rank restored all 1049 bytes"; }
 }
 
@@ -69,6 +70,9 @@ refused() {
 imported l4posix 4 "one file per rank"
 imported l4mpiio 4 "MPI-IO shared file"
 imported l1posix 1 "one file per rank"
+# FTI 1.6 with head = 1 (4 ranks, node_size 2): world ranks 1 and 3 wrote
+# Ckpt3-Rank1/3.fti, application ranks 0 and 1 restart here without heads.
+imported l4heads 4 "one file per rank" 2
 
 # A second import into the same job (its commit record exists) changes nothing.
 again="$T/l4posix/ours/config.fti"
@@ -105,4 +109,4 @@ copy cutmpi l4mpiio
 truncate -s 4000 "$(ls "$T"/cutmpi/fti16/global/*/l4/Ckpt3-mpiio.fti)"
 refused cutmpi "/l4/Ckpt3-mpiio.fti" "4000 bytes, FTI's metadata .* records 4196"
 
-pass "FTI 1.6's L4 POSIX, L4 MPI-IO and L1 checkpoints imported, 4 ranks restored all 1049 bytes each; a flipped byte (md5, L4 and L1), a short file and a short MPI-IO file refused by name, nothing written"
+pass "FTI 1.6's L4 POSIX, L4 MPI-IO, L1 and L4 with heads imported, every rank restored all 1049 bytes each; a flipped byte (md5, L4 and L1), a short file and a short MPI-IO file refused by name, nothing written"

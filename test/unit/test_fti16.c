@@ -76,15 +76,15 @@ static void fill(unsigned char *b, size_t n, int rank)
         b[i] = (unsigned char)(rank * 31 + i * 7);
 }
 
-/* Level `level` checkpoint `id` of ranks 0..nranks-1 (rank `skip` left out
- * of the metadata), two variables each: id 4 (3 ints) and id 8 (5 doubles),
+/* Level `level` checkpoint `id` of world ranks 0..nranks-1 (rank r left
+ * out when bit r of `skip` is set: a head, or a rank missing), two variables each: id 4 (3 ints) and id 8 (5 doubles),
  * 52 bytes; var 8's recorded size is `size8`. */
-static void make_level(int level, int id, int nranks, int skip, int size8)
+static void make_level(int level, int id, int nranks, unsigned skip, int size8)
 {
     char meta[4096] = "[ckpt_info]\nckpt_type = full\n", path[1500];
     snprintf(meta + strlen(meta), 64, "ckpt_id = %d\n", id);
     for (int r = 0, k = 0; r < nranks; r++) {
-        if (r == skip)
+        if (skip >> r & 1u)
             continue;
         unsigned char b[52];
         char sum[33];
@@ -108,14 +108,21 @@ static void make_level(int level, int id, int nranks, int skip, int size8)
     put(path, meta, strlen(meta));
 }
 
-static void new_job(const char *name)
+static void new_job_heads(const char *name, int head, int node_size)
 {
     snprintf(job, sizeof job, "%s/%s", scratch, name);
     snprintf(cfg, sizeof cfg, "%s/config.fti", job);
-    static const char text[] = "[basic]\nckpt_dir = ./local\nglbl_dir = ./global\n"
-                               "meta_dir = ./meta\n[restart]\nexec_id = exec1\n"
-                               "[advanced]\nlocal_test = 1\n";
-    put(cfg, text, sizeof text - 1);
+    char text[512];
+    snprintf(text, sizeof text,
+             "[basic]\nhead = %d\nnode_size = %d\nckpt_dir = ./local\nglbl_dir = ./global\n"
+             "meta_dir = ./meta\n[restart]\nexec_id = exec1\n[advanced]\nlocal_test = 1\n",
+             head, node_size);
+    put(cfg, text, strlen(text));
+}
+
+static void new_job(const char *name)
+{
+    new_job_heads(name, 0, 1);
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -145,7 +152,7 @@ static void test_reads_l4(void **state)
 {
     (void)state;
     new_job("l4");
-    make_level(4, 5, 3, -1, 40);
+    make_level(4, 5, 3, 0, 40);
     fti16_ckpt c;
     assert_int_equal(fti16_open(cfg, &c), FTI_E_OK);
     assert_int_equal(c.level, 4);
@@ -174,8 +181,8 @@ static void test_newest_level(void **state)
 {
     (void)state;
     new_job("newest");
-    make_level(4, 5, 2, -1, 40);
-    make_level(1, 6, 2, -1, 40);
+    make_level(4, 5, 2, 0, 40);
+    make_level(1, 6, 2, 0, 40);
     fti16_ckpt c;
     assert_int_equal(fti16_open(cfg, &c), FTI_E_OK);
     assert_int_equal(c.level, 1);
@@ -191,7 +198,7 @@ static void test_flipped_byte_refused(void **state)
 {
     (void)state;
     new_job("flip");
-    make_level(4, 5, 2, -1, 40);
+    make_level(4, 5, 2, 0, 40);
     char path[1500];
     snprintf(path, sizeof path, "%s/global/exec1/l4/Ckpt5-Rank1.fti", job);
     unsigned char b[52];
@@ -214,7 +221,7 @@ static void test_var_outside_file(void **state)
 {
     (void)state;
     new_job("outside");
-    make_level(4, 5, 2, -1, 48); /* 12 + 48 > 52 */
+    make_level(4, 5, 2, 0, 48); /* 12 + 48 > 52 */
     fti16_ckpt c;
     assert_int_equal(fti16_open(cfg, &c), FTI_E_CORRUPT);
     assert_non_null(strstr(fti_last_error(), "sector0-group0.fti: variable 8 of Ckpt5-Rank0.fti"));
@@ -225,10 +232,40 @@ static void test_rank_missing(void **state)
 {
     (void)state;
     new_job("missing");
-    make_level(4, 5, 3, 1, 40);
+    make_level(4, 5, 3, 1u << 1, 40);
     fti16_ckpt c;
     assert_int_equal(fti16_open(cfg, &c), FTI_E_CORRUPT);
-    assert_non_null(strstr(fti_last_error(), "rank 1's file is Ckpt5-Rank2.fti"));
+    assert_non_null(strstr(fti_last_error(),
+                           "application rank 1's file is Ckpt5-Rank2.fti, expected Ckpt5-Rank1.fti"));
+}
+
+/* head = 1, node_size = 3: world ranks 0 and 3 were heads, the files of
+ * world ranks 1, 2, 4, 5 are application ranks 0..3 in that order. */
+static void test_heads_skipped(void **state)
+{
+    (void)state;
+    new_job_heads("heads", 1, 3);
+    make_level(4, 5, 6, 1u << 0 | 1u << 3, 40);
+    fti16_ckpt c;
+    assert_int_equal(fti16_open(cfg, &c), FTI_E_OK);
+    assert_int_equal(c.nranks, 4);
+    static const int world[4] = {1, 2, 4, 5};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(c.ranks[i].rank, i);
+        assert_int_equal(c.ranks[i].world, world[i]);
+        unsigned char *b = NULL, want[52];
+        assert_int_equal(fti16_read_rank(&c, i, &b), FTI_E_OK);
+        fill(want, sizeof want, world[i]);
+        assert_memory_equal(b, want, sizeof want);
+        free(b);
+    }
+    fti16_free(&c);
+    /* A file of world rank 3, which was a head, does not fit the topology. */
+    new_job_heads("heads-bad", 1, 3);
+    make_level(4, 5, 6, 1u << 0, 40);
+    assert_int_equal(fti16_open(cfg, &c), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "application rank 2's file is Ckpt5-Rank3.fti, "
+                                             "expected Ckpt5-Rank4.fti (head = 1, node_size = 3)"));
 }
 
 static void test_no_metadata(void **state)
@@ -250,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_flipped_byte_refused),
         cmocka_unit_test(test_var_outside_file),
         cmocka_unit_test(test_rank_missing),
+        cmocka_unit_test(test_heads_skipped),
         cmocka_unit_test(test_no_metadata),
     };
     return cmocka_run_group_tests_name("fti16", tests, group_setup, group_teardown);
