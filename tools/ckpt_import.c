@@ -135,6 +135,11 @@ int ckpt_cmd_import(const ckpt_opts *o)
         ckpt_error("import needs --from FTI16_CONFIG (the config the FTI 1.6 job ran with)");
         return CKPT_EXIT_USAGE;
     }
+    if (o->exec_id != NULL || o->nodes != NULL || o->has_id || o->has_rank || o->has_var) {
+        ckpt_error("import takes only --from: the checkpoint goes to CONFIG's own exec_id "
+                   "(set [restart] exec_id there to choose it)");
+        return CKPT_EXIT_USAGE;
+    }
     fti_config cfg;
     fti_layout l;
     if (fti_config_load(&cfg, o->path) != FTI_E_OK || fti_layout_init(&l, &cfg) != FTI_E_OK)

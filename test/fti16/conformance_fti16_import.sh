@@ -67,6 +67,15 @@ refused() {
     { find "$T/$c/ours" -type f; fail "$c: a refused import wrote files"; }
 }
 
+# Usage: --from is required, and nothing else is taken.
+ours usage
+rc=0; "$CKPT" import "$T/usage/ours/config.fti" > "$T/usage.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "import needs --from FTI16_CONFIG" "$T/usage.log" ||
+  { cat "$T/usage.log"; fail "import without --from exited $rc"; }
+rc=0; "$CKPT" import "$T/usage/ours/config.fti" --from "$DATA/l4posix/config.fti" --exec-id x > "$T/usage.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "import takes only --from" "$T/usage.log" ||
+  { cat "$T/usage.log"; fail "import with --exec-id exited $rc"; }
+
 imported l4posix 4 "one file per rank"
 imported l4mpiio 4 "MPI-IO shared file"
 imported l1posix 1 "one file per rank"
