@@ -49,6 +49,9 @@ imported() {
     { cat "$T/$c/import.log"; fail "$c: fti-ckpt import failed"; }
   grep -q "^imported FTI 1.6 checkpoint 3 (level $2, $3, $np ranks)" "$T/$c/import.log" ||
     { cat "$T/$c/import.log"; fail "$c: import did not report FTI's checkpoint 3 at level $2 ($3, $np ranks)"; }
+  "$CKPT" verify "$T/$c/ours/config.fti" > "$T/$c/verify.log" 2>&1 &&
+    grep -q "^job: recoverable: a restart restores checkpoint #1 (id 3, level 4)" "$T/$c/verify.log" ||
+    { cat "$T/$c/verify.log"; fail "$c: fti-ckpt verify does not find the import recoverable"; }
   timeout 240 "$MPIEXEC" -n "$np" -bind-to none "$READ" "$T/$c/ours/config.fti" > "$T/$c/read.log" 2>&1 ||
     { cat "$T/$c/read.log"; fail "$c: the restart from the import failed"; }
   [ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/$c/read.log")" -eq "$np" ] ||
