@@ -66,8 +66,8 @@ refused() {
   [ "$rc" -eq 1 ] || { cat "$T/$c/import.log"; fail "$c: import of a damaged file exited $rc, expected 1"; }
   grep -Eq "FTI 1.6 file [^ ]*$2: $3" "$T/$c/import.log" ||
     { cat "$T/$c/import.log"; fail "$c: the refusal does not name $2 and '$3'"; }
-  [ -z "$(find "$T/$c/ours" -type f ! -name config.fti)" ] ||
-    { find "$T/$c/ours" -type f; fail "$c: a refused import wrote files"; }
+  [ "$(find "$T/$c/ours" -mindepth 1)" = "$T/$c/ours/config.fti" ] ||
+    { find "$T/$c/ours"; fail "$c: a refused import wrote files or folders"; }
 }
 
 # Usage: --from is required, and nothing else is taken.
