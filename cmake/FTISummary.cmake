@@ -40,10 +40,10 @@ fti_summary_part("Reed-Solomon (L3) kernel" FTI_HAVE_ISAL FTI_ENABLE_ISAL
 fti_summary_part("zstd L4 compression" FTI_HAVE_ZSTD FTI_ENABLE_ZSTD
   "ON (libzstd ${ZSTD_VERSION})" "libzstd ${FTI_PC_ABSENT} (Debian: libzstd-dev)"
   THEN "l4_compression = zstd:N is refused with a message, zlib:N works")
-if(FTI_HAVE_XXH_DISPATCH)
-  fti_summary("XXH3 checksums" "xxHash's run-time SIMD dispatcher (x86-64)")
+if(FTI_HAVE_XXH_SIMD)
+  fti_summary("XXH3 checksums" "xxHash compiled in; AVX-512, AVX2 or SSE2 picked at run time (x86-64)")
 else()
-  fti_summary("XXH3 checksums" "plain XXH3 of libxxhash (${CMAKE_SYSTEM_PROCESSOR})")
+  fti_summary("XXH3 checksums" "xxHash compiled in; baseline SIMD of ${CMAKE_SYSTEM_PROCESSOR}")
 endif()
 fti_summary_part("CUDA backend" FTI_HAVE_CUDA FTI_ENABLE_CUDA
   "ON (headers of toolkit ${CUDAToolkit_VERSION}; libcudart loaded at run time)" "CUDA toolkit not found"

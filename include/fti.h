@@ -137,7 +137,8 @@ FTI_API int FTI_Status(void);
 FTI_API const char *FTI_GetVersion(void);
 
 /* Local. Registers region `id` (or updates its pointer, count and type).
- * `ptr` may be host memory or a CUDA device/managed pointer. */
+ * `ptr` may be host memory or a CUDA device/managed pointer. FTI 1.6 took an
+ * int32_t count: any such count converts to int64_t unchanged. */
 FTI_API int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid);
 
 /* Local. Sets the name (stored in the checkpoint's variable table, shown by
@@ -150,6 +151,8 @@ FTI_API int FTI_InitType(fti_id_t *type, int size);
 /* Local. Structured types: a composite of scalar and vector fields. Returns
  * the new type id, or FTI_NSCS. */
 FTI_API fti_id_t FTI_InitCompositeType(const char *name, size_t size, FTIT_H5Group *h5g);
+/* The signatures are FTI master's; FTI 1.6's (size_t offset, int *dims)
+ * are accepted too: see "Both FTI 1.6's and master's signatures" below. */
 FTI_API int FTI_AddScalarField(fti_id_t id, const char *name, fti_id_t fid, int64_t offset);
 FTI_API int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int64_t offset,
                                int ndims, int64_t *dims);
@@ -175,7 +178,8 @@ FTI_API int FTI_RecoverVar(int id);
 FTI_API int FTI_RecoverVarFinalize(void);
 
 /* Local. Size in bytes of variable `id` in the recovered checkpoint; 0 when
- * there is none or the variable is not in it. */
+ * there is none or the variable is not in it. FTI 1.6 returned int32_t: a
+ * caller assigning to one gets the same value below 2 GiB. */
 FTI_API int64_t FTI_GetStoredSize(int id);
 
 /* Local. Resizes `ptr` (malloc'd by the caller) to the stored size of `id`
@@ -229,8 +233,64 @@ FTI_API int FTI_GetDatasetRank(int did);
 FTI_API int FTI_UpdateGlobalDataset(int id, int rank, FTIT_hsize_t *dimLength);
 FTI_API int FTI_UpdateSubset(int id, int rank, FTIT_hsize_t *offset, FTIT_hsize_t *count, int did);
 
+/* FTI 1.6's forms of the two calls whose dimension arrays are int, not
+ * int64_t (src/core/api_compat.c). Call them through their FTI names: the
+ * dispatch below picks them for an int array. */
+FTI_API int fti_compat_define_dataset_int(int id, int rank, int *dimLength, const char *name,
+                                          FTIT_H5Group *h5group);
+FTI_API int fti_compat_add_vector_field_int(fti_id_t id, const char *name, fti_id_t tid,
+                                            int64_t offset, int ndims, int *dims);
+
 #ifdef __cplusplus
 }
+#endif
+
+/* Both FTI 1.6's and master's signatures. FTI 1.6 (the release projects
+ * vendor) declares FTI_DefineDataset(int, int, int *dimLength, ...) and
+ * FTI_AddVectorField(..., size_t offset, int ndims, int *dim_sizes); master
+ * takes int64_t arrays. Scalars convert by themselves (int32_t counts,
+ * size_t offsets); a pointer does not, and an int array read as int64_t
+ * gives wrong dimensions, so the type of the array picks the entry point:
+ * C++ overloads (a template taking int * only: NULL or nullptr still reach
+ * the int64_t form), C11 _Generic macros (also in older GNU C modes). The
+ * exported symbols FTI_DefineDataset and FTI_AddVectorField keep master's
+ * types: `&FTI_DefineDataset`, Fortran bindings and dlsym get those. */
+#ifdef __cplusplus
+/* extern "C++": also where a C++ file includes fti.h inside extern "C". */
+extern "C++" {
+template <typename T> struct fti_int_array_ {};
+template <> struct fti_int_array_<int> { typedef int type; };
+
+template <typename T>
+inline typename fti_int_array_<T>::type FTI_DefineDataset(int id, int rank, T *dimLength,
+                                                           const char *name, FTIT_H5Group *h5group)
+{
+    return fti_compat_define_dataset_int(id, rank, dimLength, name, h5group);
+}
+
+template <typename T>
+inline typename fti_int_array_<T>::type FTI_AddVectorField(fti_id_t id, const char *name,
+                                                            fti_id_t tid, int64_t offset,
+                                                            int ndims, T *dims)
+{
+    return fti_compat_add_vector_field_int(id, name, tid, offset, ndims, dims);
+}
+}
+#elif (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) || defined(__clang__) || \
+    (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 9)))
+/* __extension__: no -pedantic warning in C99 mode. Library sources define
+ * the functions as (FTI_DefineDataset)(...), which no macro expands. */
+#if defined(__GNUC__)
+#define FTI_EXTENSION_ __extension__
+#else
+#define FTI_EXTENSION_
+#endif
+#define FTI_DefineDataset(id, rank, dimLength, name, h5group)                                \
+    (FTI_EXTENSION_ _Generic((dimLength), int *: fti_compat_define_dataset_int,              \
+                            default: FTI_DefineDataset))(id, rank, dimLength, name, h5group)
+#define FTI_AddVectorField(id, name, tid, offset, ndims, dims)                                \
+    (FTI_EXTENSION_ _Generic((dims), int *: fti_compat_add_vector_field_int,                  \
+                            default: FTI_AddVectorField))(id, name, tid, offset, ndims, dims)
 #endif
 
 #endif /* FTI_H */

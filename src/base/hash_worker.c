@@ -1,5 +1,7 @@
 #include "base/hash_worker.h"
 
+#include "base/worker.h"
+
 #include <sched.h>
 #include <string.h>
 
@@ -8,8 +10,7 @@ static void *work(void *arg)
     fti_hash_worker *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->busy && !w->stop)
-            pthread_cond_wait(&w->cv, &w->mu);
+        fti_worker_await(&w->mu, &w->cv, &w->busy, &w->stop);
         if (!w->busy) /* stop, and nothing left to hash */
             break;
         const void *buf = w->buf;
@@ -82,13 +83,7 @@ void fti_hash_worker_stop(fti_hash_worker *w)
 {
     if (!w->running)
         return;
-    pthread_mutex_lock(&w->mu);
-    wait_idle_locked(w);
-    w->stop = 1;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
+    fti_hash_worker_wait(w); /* the last chunk is hashed before the thread goes */
+    fti_worker_stop(w->thread, &w->mu, &w->cv, &w->stop);
     w->running = 0;
 }

@@ -1,19 +1,8 @@
 #include "base/integrity.h"
 
-#include <xxhash.h>
-/* On x86-64, when libxxhash has its dispatcher (CMake checks), the
- * *_dispatch entry points pick the widest SIMD (AVX2/AVX-512) at run time.
- * Elsewhere the plain ones run with what the library was built for (SSE2 on
- * x86-64, NEON on aarch64). The hash values are the same either way. */
-#ifdef FTI_HAVE_XXH_DISPATCH
-#define XXH_DISPATCH_DISABLE_REPLACE
-#include <xxh_x86dispatch.h>
-#define fti_xxh3 XXH3_64bits_dispatch
-#define fti_xxh3_update XXH3_64bits_update_dispatch
-#else
-#define fti_xxh3 XXH3_64bits
-#define fti_xxh3_update XXH3_64bits_update
-#endif
+/* xxHash compiled into the library (xxh.h): fti_xxh3 and fti_xxh3_update
+ * pick the widest SIMD variant at run time; the values are the same. */
+#include "base/xxh.h"
 
 int fti_hash_init(fti_hash *h)
 {

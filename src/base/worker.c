@@ -10,3 +10,9 @@ void fti_worker_stop(pthread_t th, pthread_mutex_t *mu, pthread_cond_t *cv, int 
     pthread_cond_destroy(cv);
     pthread_mutex_destroy(mu);
 }
+
+void fti_worker_await(pthread_mutex_t *mu, pthread_cond_t *cv, const int *job, const int *quit)
+{
+    while (!*job && !*quit)
+        pthread_cond_wait(cv, mu);
+}

@@ -12,4 +12,8 @@
  * destroys mu and cv. Call once the thread has no work left it must do. */
 void fti_worker_stop(pthread_t th, pthread_mutex_t *mu, pthread_cond_t *cv, int *quit);
 
+/* With mu held: sleeps on cv until *job or *quit is set (each worker then
+ * decides which of the two wins). */
+void fti_worker_await(pthread_mutex_t *mu, pthread_cond_t *cv, const int *job, const int *quit);
+
 #endif /* FTI_WORKER_H */

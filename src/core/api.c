@@ -356,8 +356,8 @@ int FTI_AddScalarField(fti_id_t id, const char *name, fti_id_t fid, int64_t offs
     return to_code(fti_registry_add_field(&ctx->reg, id, name, fid, offset, 0, NULL));
 }
 
-int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int64_t offset, int ndims,
-                       int64_t *dims)
+int (FTI_AddVectorField)(fti_id_t id, const char *name, fti_id_t tid, int64_t offset, int ndims,
+                         int64_t *dims)
 {
     fti_ctx *ctx = ready("FTI_AddVectorField");
     if (ctx == NULL)

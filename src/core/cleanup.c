@@ -86,24 +86,10 @@ static int obsolete_after(const fti_config *cfg, const fti_commit *c, int rule[2
     return heads_copy_goes;
 }
 
-/* L4 checkpoint c took slot c->slot of level 4: the files another store
- * left in that slot are the dropped checkpoint's (c's own store wrote over
- * its own names). Each store removes its files of the slot; dCP's layers
- * have no slot and go by their own rule. Local, after the commit. */
-static void drop_slot_leftovers(fti_ctx *ctx, const fti_commit *c)
-{
-    const fti_l4_kind *mine = fti_l4_kind_of(c);
-    for (int k = 0; k < FTI_L4K_COUNT; k++) {
-        const fti_l4_store *st = fti_l4_store_by_id((fti_l4_kind_id)k);
-        if (mine != NULL && k != (int)mine->id && st->remove != NULL)
-            st->remove(ctx, c->slot);
-    }
-}
-
 void fti_prune_after_commit(fti_ctx *ctx, const fti_commit *c)
 {
     int rule[2];
-    drop_slot_leftovers(ctx, c);
+    fti_l4_stores_clear_slot(ctx, c);
     if (obsolete_after(&ctx->cfg, c, rule))
         fti_prune_local(ctx, rule[0], rule[1]);
 }

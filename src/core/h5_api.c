@@ -67,7 +67,8 @@ static fti_err check_shape(const fti_var *v, int rank, const int64_t *dims)
     return FTI_E_OK;
 }
 
-int FTI_DefineDataset(int id, int rank, int64_t *dimLength, const char *name, FTIT_H5Group *h5group)
+int (FTI_DefineDataset)(int id, int rank, int64_t *dimLength, const char *name,
+                        FTIT_H5Group *h5group)
 {
     fti_ctx *ctx = h5_ctx("FTI_DefineDataset");
     fti_var *v = ctx != NULL ? fti_registry_require(&ctx->reg, "FTI_DefineDataset", id) : NULL;
@@ -168,7 +169,7 @@ static fti_err not_from_shared_file(const fti_ctx *ctx, int did)
     if (!ctx->rec.available)
         return fti_fail(FTI_E_STATE, "FTI_RecoverDatasetDimension(%d): this run restores no "
                         "checkpoint (FTI_Status() is 0)", did);
-    if (k != NULL && k->id == FTI_L4K_H5_SHARED)
+    if (k != NULL && k->dataset_dims)
         return FTI_E_OK;
     char store[160];
     snprintf(store, sizeof store, "%s%s%s", k != NULL ? k->name : "local files",

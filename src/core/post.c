@@ -119,8 +119,7 @@ static void *thread_main(void *arg)
     fti_post *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->has_job && !p->quit)
-            pthread_cond_wait(&p->cv, &p->mu);
+        fti_worker_await(&p->mu, &p->cv, &p->has_job, &p->quit);
         if (p->quit)
             break;
         fti_commit c = p->job;

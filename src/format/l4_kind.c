@@ -19,13 +19,13 @@
  * checks; fti.h needs mpi.h, which this MPI-free module does without). */
 const fti_l4_kind fti_l4_kinds[FTI_L4K_COUNT] = {
     /* id, io, name, config, built, level, restart_status, bytes_are_files,
-       rank_file, any_ranks, heads_copy_in_l1 */
-    {FTI_L4K_POSIX, 1, "POSIX", "[basic] ckpt_io = 1", 1, 4, 1, 1, 1, 0, 1},
-    {FTI_L4K_MPIIO, 2, "MPI-IO", "[basic] ckpt_io = 2", 1, 4, 1, 1, 1, 0, 0},
-    {FTI_L4K_DCP, 8, "dCP", "[basic] enable_dcp = 1 (level 8, ckpt_io = 1)", 1, 8, 1, 0, 1, 0, 0},
-    {FTI_L4K_H5, 5, "HDF5", "[basic] ckpt_io = 5", H5_BUILT, 4, 1, 0, 1, 0, 0},
+       rank_file, any_ranks, heads_copy_in_l1, dataset_dims */
+    {FTI_L4K_POSIX, 1, "POSIX", "[basic] ckpt_io = 1", 1, 4, 1, 1, 1, 0, 1, 0},
+    {FTI_L4K_MPIIO, 2, "MPI-IO", "[basic] ckpt_io = 2", 1, 4, 1, 1, 1, 0, 0, 0},
+    {FTI_L4K_DCP, 8, "dCP", "[basic] enable_dcp = 1 (level 8, ckpt_io = 1)", 1, 8, 1, 0, 1, 0, 0, 0},
+    {FTI_L4K_H5, 5, "HDF5", "[basic] ckpt_io = 5", H5_BUILT, 4, 1, 0, 1, 0, 0, 0},
     {FTI_L4K_H5_SHARED, 9, "HDF5 shared file",
-     "[basic] ckpt_io = 5, h5_single_file_enable = 1 (level 9)", H5_BUILT, 9, 3, 0, 0, 1, 0},
+     "[basic] ckpt_io = 5, h5_single_file_enable = 1 (level 9)", H5_BUILT, 9, 3, 0, 0, 1, 0, 1},
 };
 
 /* [basic] ckpt_io: the value, what FTI calls it, the store (-1: none here). */

@@ -38,6 +38,8 @@ typedef struct fti_l4_kind {
     int any_ranks;      /* a restart may run on another number of ranks */
     int heads_copy_in_l1; /* FTI's heads keep their local copy of an L4 checkpoint in the
                              L1 directory, which a checkpoint of levels 1-3 replaces */
+    int dataset_dims;   /* it keeps the dimensions of global datasets
+                           (FTI_RecoverDatasetDimension reads them) */
 } fti_l4_kind;
 
 /* Indexed by fti_l4_kind_id. */

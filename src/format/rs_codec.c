@@ -40,15 +40,23 @@ static void swap_rows(int *v, int g, int a, int b)
     }
 }
 
+/* The first row from `from` on (of `rows`, g columns) whose element in
+ * column col is non-zero: the pivot of an elimination step; rows if none. */
+static int pivot_row(const int *m, int from, int rows, int g, int col)
+{
+    int r = from;
+    while (r < rows && m[r * g + col] == 0)
+        r++;
+    return r;
+}
+
 /* Column operations (they keep every g rows independent) that turn the
  * top g x g block into the identity, column by column from the second;
  * row swaps bring a non-zero pivot up. -1 when no pivot (cannot happen). */
 static int make_systematic(int *v, int n, int g)
 {
     for (int i = 1; i < g; i++) {
-        int j = i;
-        while (j < n && v[j * g + i] == 0)
-            j++;
+        int j = pivot_row(v, i, n, g, i);
         if (j == n)
             return -1;
         if (j != i)
@@ -153,9 +161,7 @@ static int invert(int *a, int *inv, int g)
         for (int c = 0; c < g; c++)
             inv[r * g + c] = r == c;
     for (int i = 0; i < g; i++) {
-        int p = i;
-        while (p < g && a[p * g + i] == 0)
-            p++;
+        int p = pivot_row(a, i, g, g, i);
         if (p == g)
             return -1;
         if (p != i) {

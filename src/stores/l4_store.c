@@ -43,3 +43,19 @@ const fti_l4_store *fti_l4_store_from_local(const fti_ctx *ctx)
     const fti_l4_store *st = ctx->l4[4];
     return st != NULL && st->post != NULL ? st : &fti_l4_posix_store;
 }
+
+/* L4 checkpoint c took slot c->slot of level 4: the files another store
+ * left in that slot are the dropped checkpoint's (c's own store wrote over
+ * its own names). Each store removes its files of the slot; dCP's layers
+ * have no slot and go by their own rule. Local, after the commit. */
+void fti_l4_stores_clear_slot(fti_ctx *ctx, const fti_commit *c)
+{
+    const fti_l4_kind *mine = fti_l4_kind_of(c);
+    if (mine == NULL)
+        return;
+    for (int k = 0; k < FTI_L4K_COUNT; k++) {
+        const fti_l4_store *st = fti_l4_store_by_id((fti_l4_kind_id)k);
+        if (k != (int)mine->id && st->remove != NULL)
+            st->remove(ctx, c->slot);
+    }
+}

@@ -76,4 +76,8 @@ const fti_l4_store *fti_l4_store_stub(fti_l4_kind_id id);
 extern const fti_l4_store fti_l4_posix_store, fti_l4_posix_dcp_store, fti_l4_mpiio_store,
     fti_l4_dcp_store, fti_l4_h5_store, fti_l4_h5_shared_store;
 
+/* After L4 checkpoint c committed: every other store removes its files of
+ * the slot c took (a slot holds one checkpoint's files). */
+void fti_l4_stores_clear_slot(fti_ctx *ctx, const fti_commit *c);
+
 #endif /* FTI_L4_STORE_H */

@@ -221,6 +221,9 @@ static void check_mapping(void)
           "level 9");
     CHECK(fti_l4_kinds[FTI_L4K_DCP].level == FTI_L4_DCP &&
           fti_l4_kinds[FTI_L4K_H5_SHARED].level == FTI_L4_H5_SINGLE, "kind levels");
+    for (int k = 0; k < FTI_L4K_COUNT; k++) /* FTI: only level 9 keeps dataset dimensions */
+        CHECK(fti_l4_kinds[k].dataset_dims == (k == FTI_L4K_H5_SHARED), "dataset_dims of %s",
+              fti_l4_kinds[k].name);
     /* the numbers on disk */
     const int disk[FTI_L4K_COUNT] = {1, 2, 8, 5, 9};
     for (int k = 0; k < FTI_L4K_COUNT; k++) {

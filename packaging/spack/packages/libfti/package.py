@@ -100,7 +100,8 @@ class Libfti(CMakePackage):
 
     depends_on("mpi")
     depends_on("zlib-api")
-    depends_on("xxhash@0.8:")
+    # xxHash is compiled into libfti from its header: needed to build only.
+    depends_on("xxhash@0.8:", type="build")
     depends_on("zstd", when="+zstd")
     depends_on("isa-l", when="+isal")
     depends_on("hdf5+mpi", when="+hdf5")
