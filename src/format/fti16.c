@@ -407,24 +407,26 @@ static int exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
-/* Level 1: <ckpt_dir>/<exec_id>/l1/NAME, or with local_test any node<k>/. */
-static fti_err place_l1(const fti16_dirs *d, fti16_rank *r)
+/* Levels 1-3: the rank's own file <ckpt_dir>/<exec_id>/l<L>/NAME, or with
+ * local_test in any node<k>/. L2's partner copies and L3's parity are not
+ * read: a file lost with its node is refused as missing. */
+static fti_err place_local(const fti16_dirs *d, int level, fti16_rank *r)
 {
     char path[FTI_PATH_MAX];
-    snprintf(path, sizeof path, "%.3000s/%.250s/l1/%.250s", d->local, d->exec_id, r->file);
+    snprintf(path, sizeof path, "%.3000s/%.250s/l%d/%.250s", d->local, d->exec_id, level, r->file);
     DIR *dp = d->local_test ? opendir(d->local) : NULL;
     struct dirent *de;
     while (dp != NULL && !exists(path) && (de = readdir(dp)) != NULL) {
         int k, n = 0;
         if (sscanf(de->d_name, "node%d%n", &k, &n) == 1 && de->d_name[n] == '\0')
-            snprintf(path, sizeof path, "%.3000s/%.250s/%.250s/l1/%.250s", d->local, de->d_name,
-                     d->exec_id, r->file);
+            snprintf(path, sizeof path, "%.3000s/%.250s/%.250s/l%d/%.250s", d->local, de->d_name,
+                     d->exec_id, level, r->file);
     }
     if (dp != NULL)
         closedir(dp);
     if (!exists(path))
-        return fti_fail(FTI_E_MISSING, "FTI 1.6 level 1 file %s of rank %d (%s): not found under %s",
-                        r->file, r->rank, r->meta, d->local);
+        return fti_fail(FTI_E_MISSING, "FTI 1.6 level %d file %s of rank %d (%s): not found under %s",
+                        level, r->file, r->rank, r->meta, d->local);
     snprintf(r->file, sizeof r->file, "%s", path);
     return FTI_E_OK;
 }
@@ -460,24 +462,30 @@ fti_err fti16_open(const char *config_path, fti16_ckpt *c)
     fti_err e = load_dirs(config_path, &d);
     if (e != FTI_E_OK)
         return e;
-    fti16_ckpt l4 = {0}, l1 = {0};
-    fti_err e4 = load_level(&d, 4, &l4), e1 = load_level(&d, 1, &l1);
-    if (e4 == FTI_E_MISSING && e1 == FTI_E_MISSING) {
-        fti16_free(&l4);
-        fti16_free(&l1);
-        return fti_fail(FTI_E_MISSING, "no FTI 1.6 checkpoint metadata in %s/l4 or %s/l1", d.meta,
-                        d.meta);
+    /* The newest checkpoint over the levels (FTI numbers its checkpoints
+     * upwards; at equal ids the higher level); a level whose metadata is
+     * damaged is an error even if another is fine. */
+    int found = 0;
+    for (int level = 4; level >= 1 && e == FTI_E_OK; level--) {
+        fti16_ckpt l = {0};
+        fti_err el = load_level(&d, level, &l);
+        if (el == FTI_E_OK && (!found || l.id > c->id)) {
+            fti16_free(c);
+            *c = l;
+            found = 1;
+            continue;
+        }
+        fti16_free(&l);
+        if (el != FTI_E_MISSING && el != FTI_E_OK)
+            e = el;
     }
-    /* The newer of the two (FTI numbers its checkpoints upwards); a level
-     * whose metadata is damaged is an error even if the other is fine. */
-    int use4 = e4 == FTI_E_OK && (e1 != FTI_E_OK || l4.id >= l1.id);
-    e = e4 != FTI_E_OK && e4 != FTI_E_MISSING ? e4 : e1 != FTI_E_OK && e1 != FTI_E_MISSING ? e1 : FTI_E_OK;
-    *c = use4 ? l4 : l1;
-    fti16_free(use4 ? &l1 : &l4);
+    if (e == FTI_E_OK && !found)
+        return fti_fail(FTI_E_MISSING, "no FTI 1.6 checkpoint metadata in %s/l1 .. %s/l4", d.meta,
+                        d.meta);
     if (e == FTI_E_OK && c->level == 4)
         e = place_l4(&d, c);
-    for (int i = 0; e == FTI_E_OK && c->level == 1 && i < c->nranks; i++)
-        e = place_l1(&d, &c->ranks[i]);
+    for (int i = 0; e == FTI_E_OK && c->level < 4 && i < c->nranks; i++)
+        e = place_local(&d, c->level, &c->ranks[i]);
     if (e != FTI_E_OK)
         fti16_free(c);
     return e;

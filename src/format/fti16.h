@@ -1,6 +1,6 @@
 /*
  * fti16.h - reading the checkpoints FTI 1.6 wrote (level 4 per-rank POSIX
- * files, the level 4 MPI-IO shared file, level 1 files) with FTI's metadata
+ * files, the level 4 MPI-IO shared file, the own files of levels 1-3) with FTI's metadata
  * files, so that `fti-ckpt import` can turn them into one of ours
  * (docs/MIGRATION.md). MPI-free; only reads.
  */
@@ -36,7 +36,7 @@ typedef struct fti16_rank {
 } fti16_rank;
 
 typedef struct fti16_ckpt {
-    int level;        /* 1 or 4 */
+    int level;        /* 1-4 */
     int64_t id;       /* the id given to FTI_Checkpoint */
     int shared;       /* 1: the MPI-IO shared file Ckpt<id>-mpiio.fti */
     int nranks;       /* ranks 0..nranks-1, in rank order */
@@ -46,7 +46,8 @@ typedef struct fti16_ckpt {
 /* Finds the newest checkpoint of the FTI 1.6 job whose config is
  * `config_path` (its [basic] ckpt_dir, glbl_dir, meta_dir, relative ones
  * taken from the config's folder, [restart] exec_id, and [basic] head and
- * node_size, which say which world ranks were heads) at levels 4 and 1,
+ * node_size, which say which world ranks were heads) at levels 1-4 (L2 and
+ * L3: the ranks' own files),
  * and loads its metadata into *c. FTI_E_MISSING when there is none,
  * FTI_E_CORRUPT naming the metadata file and key for a record that does
  * not hold together (a variable outside the file, ranks missing). */

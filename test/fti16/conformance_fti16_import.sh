@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A campaign that ran with FTI 1.6 continues with us: each checkpoint FTI
-# 1.6 wrote (data/: L4 one file per rank, L4 MPI-IO shared file, L1) is
+# 1.6 wrote (data/: L4 one file per rank, L4 MPI-IO shared file, L1, L2
+# and L3 (their own files), L4 of a job with heads) is
 # imported by `fti-ckpt import` into a config of ours and read16 restarts
 # from it on 4 ranks (2 for the job that ran with heads) with every byte of its 5 variables right. An FTI file
 # with one byte flipped (md5), cut short (size), or an MPI-IO file cut short
@@ -82,6 +83,8 @@ rc=0; "$CKPT" import "$T/usage/ours/config.fti" --from "$DATA/l4posix/config.fti
 imported l4posix 4 "one file per rank"
 imported l4mpiio 4 "MPI-IO shared file"
 imported l1posix 1 "one file per rank"
+imported l2posix 2 "one file per rank"
+imported l3posix 3 "one file per rank"
 # FTI 1.6 with head = 1 (4 ranks, node_size 2): world ranks 1 and 3 wrote
 # Ckpt3-Rank1/3.fti, application ranks 0 and 1 restart here without heads.
 imported l4heads 4 "one file per rank" 2
@@ -121,4 +124,4 @@ copy cutmpi l4mpiio
 truncate -s 4000 "$(ls "$T"/cutmpi/fti16/global/*/l4/Ckpt3-mpiio.fti)"
 refused cutmpi "/l4/Ckpt3-mpiio.fti" "4000 bytes, FTI's metadata .* records 4196"
 
-pass "FTI 1.6's L4 POSIX, L4 MPI-IO, L1 and L4 with heads imported, every rank restored all 1049 bytes each; a flipped byte (md5, L4 and L1), a short file and a short MPI-IO file refused by name, nothing written"
+pass "FTI 1.6's L4 POSIX, L4 MPI-IO, L1, L2, L3 and L4 with heads imported, every rank restored all 1049 bytes each; a flipped byte (md5, L4 and L1), a short file and a short MPI-IO file refused by name, nothing written"
