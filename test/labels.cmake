@@ -21,6 +21,7 @@ set(FTI_LABEL_mpiio
   tools_l4 tools_names
   conformance_ckpt_id_mismatch conformance_sem_head_l4_copy conformance_sem_inplace
   conformance_sem_keep_last
+  conformance_fti16_import
   fault_heatdis_l4-mpiio-lose-all fault_heatdis_l4-mpiio-flip-global
   fault_heatdis_l4-mpiio-truncate-global)
 
@@ -28,6 +29,7 @@ set(FTI_LABEL_heads
   mpi_async_crash mpi_head_async mpi_l4_async
   conformance_ckpt_id_mismatch conformance_config_init_errors conformance_heads_world
   conformance_sem_head_endw
+  conformance_fti16_import
   conformance_sem_head_l4_copy
   conformance_sem_head_l4_restart conformance_sem_head_report
   fortran_heatdis explain_log

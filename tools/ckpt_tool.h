@@ -29,6 +29,7 @@ typedef struct ckpt_opts {
     const char *path;     /* CONFIG, or METRICS_FILE for stats */
     const char *nodes;    /* --nodes DIR */
     const char *exec_id;  /* --exec-id ID */
+    const char *from;     /* --from FTI16_CONFIG (import) */
     const char *output;   /* -o FILE ("-": stdout) */
     const char *format;   /* --format raw|npy */
     int has_id, has_rank, has_var;
@@ -147,5 +148,6 @@ int ckpt_cmd_show(const ckpt_opts *o);
 int ckpt_cmd_extract(const ckpt_opts *o);
 int ckpt_cmd_stats(const ckpt_opts *o);
 int ckpt_cmd_names(const ckpt_opts *o);
+int ckpt_cmd_import(const ckpt_opts *o); /* ckpt_import.c: the one command that writes */
 
 #endif /* FTI_CKPT_TOOL_H */

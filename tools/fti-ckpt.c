@@ -1,7 +1,8 @@
 /*
  * fti-ckpt - list, verify and inspect the checkpoints of a config, without
  * MPI and without the application. Read-only: it never creates, changes or
- * removes anything in checkpoint storage. See docs/USER_GUIDE.md.
+ * removes anything in checkpoint storage, but for `import` (ckpt_import.c),
+ * which writes a new job's first checkpoint. See docs/USER_GUIDE.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +26,8 @@ static const char usage_text[] =
     "  extract CONFIG [--id N] --rank R --var ID -o FILE [--format raw|npy]\n"
     "                                         one variable's verified bytes (- is stdout)\n"
     "  stats   METRICS_FILE                   summary of a metrics_file\n"
+    "  import  CONFIG --from FTI16_CONFIG     the newest checkpoint an FTI 1.6 job left (its\n"
+    "                                         md5s checked) becomes CONFIG's L4 checkpoint\n"
     "  names   LIST                           what each file name of LIST (one a line, - is\n"
     "                                         stdin) says: kind level slot rank tag name, \"-\"\n"
     "                                         where it has none; kind none: not ours\n"
@@ -67,7 +70,7 @@ static int parse_int(const char *opt, const char *s, long long lo, long long hi,
     return 0;
 }
 
-enum { O_ID = 256, O_RANK, O_VAR, O_FORMAT, O_NODES, O_NODE_SIZE, O_EXEC_ID };
+enum { O_ID = 256, O_RANK, O_VAR, O_FORMAT, O_NODES, O_NODE_SIZE, O_EXEC_ID, O_FROM };
 
 static const struct option long_opts[] = {
     {"id", required_argument, NULL, O_ID},
@@ -78,6 +81,7 @@ static const struct option long_opts[] = {
     {"nodes", required_argument, NULL, O_NODES},
     {"node-size", required_argument, NULL, O_NODE_SIZE},
     {"exec-id", required_argument, NULL, O_EXEC_ID},
+    {"from", required_argument, NULL, O_FROM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -109,6 +113,7 @@ static int take_option(int c, const char *arg, ckpt_opts *o)
     case O_FORMAT: o->format = arg; return 0;
     case O_NODES: o->nodes = arg; return 0;
     case O_EXEC_ID: o->exec_id = arg; return 0;
+    case O_FROM: o->from = arg; return 0;
     default: return -1;
     }
 }
@@ -146,7 +151,8 @@ int main(int argc, char **argv)
         int (*run)(const ckpt_opts *);
     } cmds[] = {{"list", ckpt_cmd_list},     {"verify", ckpt_cmd_verify},
                 {"show", ckpt_cmd_show},     {"extract", ckpt_cmd_extract},
-                {"stats", ckpt_cmd_stats},   {"names", ckpt_cmd_names}};
+                {"stats", ckpt_cmd_stats},   {"names", ckpt_cmd_names},
+                {"import", ckpt_cmd_import}};
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("fti-ckpt (libfti) %s\n", FTI_VERSION_STRING);
         return 0;

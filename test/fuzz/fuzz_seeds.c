@@ -1,4 +1,4 @@
-/* Writes a valid seed for each fuzz target into DIR/{config,ckpt,meta}/, so
+/* Writes a valid seed for each fuzz target into DIR/{config,ckpt,meta,fti16}/, so
  * the fuzzers start from inputs that reach deep into the parsers. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +54,16 @@ int main(int argc, char **argv)
     fti_meta_commit(&m, &c);
     c.seq = 4, c.level = 2, c.slot = 1;
     fti_meta_commit(&m, &c);
+    path(p, argv[1], "fti16", "sector0-group0.fti"); /* fuzz_fti16's job: 64 bytes, rank 0 */
+    f = fopen(p, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "[ckpt_info]\nckpt_type = full\nckpt_id = 3\n[0]\nckpt_file_name = Ckpt3-Rank0.fti\n"
+               "ckpt_file_size = 64\nckpt_checksum = 00000000000000000000000000000000\n"
+               "var0_id = 1\nvar0_typeid = 2\nvar0_typesize = 4\nvar0_size = 16\nvar0_pos = 0\n"
+               "var1_id = 5\nvar1_typeid = -1\nvar1_typesize = 16\nvar1_size = 48\n"
+               "var1_pos = 16\n");
+    fclose(f);
     path(p, argv[1], "meta", "commit");
     return fti_meta_store(p, &m) == FTI_E_OK ? 0 : 1;
 }

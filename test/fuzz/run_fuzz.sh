@@ -10,7 +10,7 @@ SECS="${FTI_FUZZ_SECONDS:-25}"
 [ -x "$B/fuzz_config" ] || { echo "skipped: no clang/libFuzzer at configure time"; exit 77; }
 rm -rf "$T"; mkdir -p "$T/corpus"
 "$B/fuzz_seeds" "$T/corpus"
-for target in config ckpt meta; do
+for target in config ckpt meta fti16; do
   bin="$B/fuzz_${target/ckpt/ckpt_header}"
   mkdir -p "$T/found-$target"
   echo "== fuzz_$target for ${SECS}s"
