@@ -100,8 +100,10 @@ class Libfti(CMakePackage):
 
     depends_on("mpi")
     depends_on("zlib-api")
-    # xxHash is compiled into libfti from its header: needed to build only.
-    depends_on("xxhash@0.8:", type="build")
+    # 1.6.1 links libxxhash; later versions (main included: Spack orders it
+    # above every number) compile xxHash in from its header: build only.
+    depends_on("xxhash@0.8:", when="@:1.6.1")
+    depends_on("xxhash@0.8:", type="build", when="@1.6.2:")
     depends_on("zstd", when="+zstd")
     depends_on("isa-l", when="+isal")
     depends_on("hdf5+mpi", when="+hdf5")
