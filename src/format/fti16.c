@@ -156,6 +156,20 @@ static fti_err read_ini_file(const char *path, fti_ini *ini)
     return e;
 }
 
+/* Reads path's INI, hands it to parse, frees it: parse's result. */
+static fti_err with_ini_file(const char *path,
+                             fti_err (*parse)(const fti_ini *ini, const char *path, void *arg),
+                             void *arg)
+{
+    fti_ini ini;
+    fti_err e = read_ini_file(path, &ini);
+    if (e != FTI_E_OK)
+        return e;
+    e = parse(&ini, path, arg);
+    fti_ini_free(&ini);
+    return e;
+}
+
 /* dir/value, or value when absolute: FTI took relative folders from the
  * working directory of its job, which is the config's folder here. */
 static void resolve(char *out, const char *dir, const char *value)
@@ -177,12 +191,10 @@ static fti_err need_key(const fti_ini *ini, const char *path, const char *key, c
     return FTI_E_OK;
 }
 
-static fti_err load_dirs(const char *config_path, fti16_dirs *d)
+static fti_err parse_dirs(const fti_ini *ini, const char *config_path, void *arg)
 {
-    fti_ini ini;
-    fti_err e = read_ini_file(config_path, &ini);
-    if (e != FTI_E_OK)
-        return e;
+    fti16_dirs *d = arg;
+    fti_err e = FTI_E_OK;
     char dir[FTI_PATH_MAX];
     snprintf(dir, sizeof dir, "%s", config_path);
     char *slash = strrchr(dir, '/');
@@ -191,10 +203,10 @@ static fti_err load_dirs(const char *config_path, fti16_dirs *d)
     else
         snprintf(dir, sizeof dir, ".");
     const char *meta, *glbl, *local, *exec;
-    if ((e = need_key(&ini, config_path, "basic:meta_dir", &meta)) == FTI_E_OK &&
-        (e = need_key(&ini, config_path, "basic:glbl_dir", &glbl)) == FTI_E_OK &&
-        (e = need_key(&ini, config_path, "basic:ckpt_dir", &local)) == FTI_E_OK &&
-        (e = need_key(&ini, config_path, "restart:exec_id", &exec)) == FTI_E_OK) {
+    if ((e = need_key(ini, config_path, "basic:meta_dir", &meta)) == FTI_E_OK &&
+        (e = need_key(ini, config_path, "basic:glbl_dir", &glbl)) == FTI_E_OK &&
+        (e = need_key(ini, config_path, "basic:ckpt_dir", &local)) == FTI_E_OK &&
+        (e = need_key(ini, config_path, "restart:exec_id", &exec)) == FTI_E_OK) {
         char tmp[FTI_PATH_MAX];
         snprintf(d->exec_id, sizeof d->exec_id, "%s", exec);
         resolve(tmp, dir, meta);
@@ -202,17 +214,21 @@ static fti_err load_dirs(const char *config_path, fti16_dirs *d)
         resolve(tmp, dir, glbl);
         snprintf(d->global, sizeof d->global, "%.3800s/%.250s/l4", tmp, exec);
         resolve(d->local, dir, local);
-        const char *lt = fti_ini_get(&ini, "advanced:local_test");
+        const char *lt = fti_ini_get(ini, "advanced:local_test");
         d->local_test = lt != NULL && atoi(lt) == 1;
-        const char *hd = fti_ini_get(&ini, "basic:head"), *ns = fti_ini_get(&ini, "basic:node_size");
+        const char *hd = fti_ini_get(ini, "basic:head"), *ns = fti_ini_get(ini, "basic:node_size");
         d->head = hd != NULL && atoi(hd) == 1;
         d->node_size = ns != NULL ? atoi(ns) : 0;
         if (d->head && d->node_size < 2)
             e = fti_fail(FTI_E_CONFIG, "%s: head = 1 needs node_size >= 2 (it is '%s')",
                          config_path, ns ? ns : "");
     }
-    fti_ini_free(&ini);
     return e;
+}
+
+static fti_err load_dirs(const char *config_path, fti16_dirs *d)
+{
+    return with_ini_file(config_path, parse_dirs, d);
 }
 
 /* ---- one metadata file -------------------------------------------------------- */
@@ -312,15 +328,12 @@ static fti_err add_rank(fti16_ckpt *c, const fti16_rank *r)
 }
 
 /* Every member of one sector/group metadata file. */
-static fti_err load_meta_file(const char *meta, fti16_ckpt *c)
+static fti_err parse_meta_file(const fti_ini *ini, const char *meta, void *arg)
 {
-    fti_ini ini;
-    fti_err e = read_ini_file(meta, &ini);
-    if (e != FTI_E_OK)
-        return e;
+    fti16_ckpt *c = arg;
     uint64_t id = 0;
     int found;
-    e = get_u64(&ini, meta, "ckpt_info:ckpt_id", 1, &id, &found);
+    fti_err e = get_u64(ini, meta, "ckpt_info:ckpt_id", 1, &id, &found);
     if (e == FTI_E_OK && c->nranks > 0 && (int64_t)id != c->id)
         e = fti_fail(FTI_E_CORRUPT, "FTI metadata %s: checkpoint id %" PRId64 ", others %" PRId64,
                      meta, (int64_t)id, c->id);
@@ -328,17 +341,21 @@ static fti_err load_meta_file(const char *meta, fti16_ckpt *c)
     for (int k = 0; e == FTI_E_OK; k++) {
         char key[64];
         snprintf(key, sizeof key, "%d:ckpt_file_name", k);
-        if (fti_ini_get(&ini, key) == NULL)
+        if (fti_ini_get(ini, key) == NULL)
             break;
         fti16_rank r = {0};
-        e = load_member(&ini, meta, k, &r);
+        e = load_member(ini, meta, k, &r);
         if (e == FTI_E_OK)
             e = add_rank(c, &r);
         if (e != FTI_E_OK)
             free(r.vars);
     }
-    fti_ini_free(&ini);
     return e;
+}
+
+static fti_err load_meta_file(const char *meta, fti16_ckpt *c)
+{
+    return with_ini_file(meta, parse_meta_file, c);
 }
 
 /* ---- a level's checkpoint ----------------------------------------------------- */
