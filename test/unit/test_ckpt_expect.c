@@ -7,7 +7,6 @@
  * commit record's.
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +22,7 @@
 #include "format/ckpt_expect.h"
 #include "base/log.h"
 #include "data/registry.h"
+#include "scratch.h"
 
 #define SEQ 7
 #define ID 42
@@ -35,28 +35,18 @@ static const fti_commit commit = {.valid = 1, .level = 2, .slot = 0, .nranks = 4
                                   .id = ID, .bytes = 0, .nonce = NONCE};
 static uint64_t file_nonce = NONCE; /* written into the files below; tests reset it */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(scratch, sizeof scratch, "%s/expXXXXXX", base);
     fti_log_quiet(1); /* expected rejections */
-    return mkdtemp(scratch) == NULL ? -1 : 0;
+    return fti_test_scratch_make(scratch, sizeof scratch, "exp");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
     fti_log_quiet(0);
-    return nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return fti_test_scratch_remove(scratch);
 }
 
 /* A data file as the library writes it: rank's two variables of checkpoint

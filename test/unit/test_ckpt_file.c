@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +25,7 @@
 #include "base/integrity.h"
 #include "base/log.h"
 #include "data/registry.h"
+#include "scratch.h"
 
 #define NVARS 6
 #define SEQ 5
@@ -54,20 +54,10 @@ static char good_path[1200], bad_path[1200];
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(scratch, sizeof scratch, "%s/ckfXXXXXX", base);
-    if (mkdtemp(scratch) == NULL)
+    if (fti_test_scratch_make(scratch, sizeof scratch, "ckf") != 0)
         return -1;
     snprintf(good_path, sizeof good_path, "%s/good.fti", scratch);
     snprintf(bad_path, sizeof bad_path, "%s/bad.fti", scratch);
@@ -79,7 +69,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     fti_log_quiet(0);
-    return nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return fti_test_scratch_remove(scratch);
 }
 
 static unsigned char pattern(int var, uint64_t i)

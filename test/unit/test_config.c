@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +20,7 @@
 #include "format/config.h"
 #include "format/config_scan.h"
 #include "base/log.h"
+#include "scratch.h"
 
 static char scratch[1024]; /* this run's private directory */
 static char cfg_path[1200];
@@ -28,20 +28,10 @@ static char ckpt_dir[1200], glbl_dir[1200];
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700); /* ctest gives a path that may not exist yet */
-    snprintf(scratch, sizeof scratch, "%s/cfgXXXXXX", base);
-    if (mkdtemp(scratch) == NULL)
+    if (fti_test_scratch_make(scratch, sizeof scratch, "cfg") != 0)
         return -1;
     snprintf(cfg_path, sizeof cfg_path, "%s/test.fti", scratch);
     snprintf(ckpt_dir, sizeof ckpt_dir, "%s/local", scratch);
@@ -52,7 +42,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    return nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return fti_test_scratch_remove(scratch);
 }
 
 static void write_text(const char *path, const char *text)

@@ -7,7 +7,6 @@
  * FTI_E_CORRUPT or FTI_E_MISSING, never assembled.
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,18 +25,13 @@
 #include "format/layout.h"
 #include "format/dcp_file.h"
 #include "base/log.h"
+#include "scratch.h"
 
 #define BS 4096
 #define NB 10000 /* bytes of the one variable: blocks of 4096, 4096, 1808 */
 
 static char dir[1024];
 static unsigned char data1[NB], data2[NB];
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
 
 static uint64_t bad_sum; /* XORed into the variable's checksum of a layer written */
 
@@ -86,11 +80,7 @@ static void write_layer(uint64_t seq, const unsigned char *data, const unsigned 
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(dir, sizeof dir, "%s/dcpXXXXXX", base);
-    if (mkdtemp(dir) == NULL)
+    if (fti_test_scratch_make(dir, sizeof dir, "dcp") != 0)
         return -1;
     for (int i = 0; i < NB; i++)
         data1[i] = (unsigned char)(i * 7 + 1);
@@ -110,7 +100,7 @@ static int teardown(void **state)
 {
     (void)state;
     fti_log_quiet(0);
-    return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return fti_test_scratch_remove(dir);
 }
 
 /* Assembles layer seq into a scratch file; on success checks its data. */

@@ -6,7 +6,6 @@
  * the file or key named: a flipped byte (md5), a variable outside its file,
  * a rank missing, no metadata at all.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,25 +20,16 @@
 
 #include "base/log.h"
 #include "format/fti16.h"
+#include "scratch.h"
 
 static char scratch[1024];
 static char job[1200]; /* the current test's FTI 1.6 job folder */
 static char cfg[1300];
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(scratch, sizeof scratch, "%s/fti16XXXXXX", base);
-    if (mkdtemp(scratch) == NULL)
+    if (fti_test_scratch_make(scratch, sizeof scratch, "fti16") != 0)
         return -1;
     fti_log_quiet(1);
     return 0;
@@ -49,7 +39,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     fti_log_quiet(0);
-    return nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return fti_test_scratch_remove(scratch);
 }
 
 /* ---- an FTI 1.6 job of our making ------------------------------------------ */

@@ -20,17 +20,14 @@
 
 #include "format/job_lock.h"
 #include "base/log.h"
+#include "scratch.h"
 
 static char dir[1024], lock_path[1200];
 
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(dir, sizeof dir, "%s/lockXXXXXX", base);
-    if (mkdtemp(dir) == NULL)
+    if (fti_test_scratch_make(dir, sizeof dir, "lock") != 0)
         return -1;
     snprintf(lock_path, sizeof lock_path, "%s/lock", dir);
     fti_log_quiet(1);

@@ -6,7 +6,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,24 +22,15 @@
 #include "base/integrity.h"
 #include "base/log.h"
 #include "format/meta.h"
+#include "scratch.h"
 
 static char scratch[1024];
 static char rec_path[1200];
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(scratch, sizeof scratch, "%s/metaXXXXXX", base);
-    if (mkdtemp(scratch) == NULL)
+    if (fti_test_scratch_make(scratch, sizeof scratch, "meta") != 0)
         return -1;
     snprintf(rec_path, sizeof rec_path, "%s/commit", scratch);
     fti_log_quiet(1);
@@ -51,7 +41,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     fti_log_quiet(0);
-    return nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return fti_test_scratch_remove(scratch);
 }
 
 /* ---- helpers ------------------------------------------------------------------ */

@@ -24,6 +24,7 @@
 
 #include "base/fio.h"
 #include "base/safe_fs.h"
+#include "scratch.h"
 
 static char dir[1024];
 static char path[1200], victim[1200];
@@ -31,11 +32,7 @@ static char path[1200], victim[1200];
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(dir, sizeof dir, "%s/safeXXXXXX", base);
-    if (mkdtemp(dir) == NULL)
+    if (fti_test_scratch_make(dir, sizeof dir, "safe") != 0)
         return -1;
     snprintf(path, sizeof path, "%s/file", dir);
     snprintf(victim, sizeof victim, "%s/victim", dir);

@@ -17,17 +17,14 @@
 
 #include "core/staging.h"
 #include "fti.h"
+#include "scratch.h"
 
 static char dir[1024], src[1200], dst[1200], missing[1200];
 
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("FTI_TEST_DIR");
-    base = base ? base : "/tmp";
-    mkdir(base, 0700);
-    snprintf(dir, sizeof dir, "%s/stagingXXXXXX", base);
-    if (mkdtemp(dir) == NULL)
+    if (fti_test_scratch_make(dir, sizeof dir, "staging") != 0)
         return -1;
     snprintf(src, sizeof src, "%s/src", dir);
     snprintf(dst, sizeof dst, "%s/dst", dir);
