@@ -62,13 +62,7 @@ int main(int argc, char **argv)
     static v16_vars got, want;
     memset(&got, 0, sizeof got);
     v16_fill(&want, rank);
-    fti_id_t pair_t;
-    FTI_InitType(&pair_t, sizeof(v16_pair));
-    FTI_Protect(0, got.ints, V16_NI, FTI_INTG);
-    FTI_Protect(1, got.dbls, V16_ND, FTI_DBLE);
-    FTI_Protect(2, got.chars, V16_NC, FTI_CHAR);
-    FTI_Protect(7, &got.step, 1, FTI_LONG);
-    FTI_Protect(9, got.pairs, V16_NS, pair_t);
+    v16_protect(&got);
     int bad = 1;
     if (FTI_Status() == 0)
         printf("read16: rank %d: no restart (FTI_Status() 0)\n", rank);

@@ -3,6 +3,7 @@
  * (built against FTI 1.6 to make the test data) and read16.c (built against
  * us to restart from the import). Each byte is a function of rank, variable
  * and position, so a restored buffer is checked without a copy of the data.
+ * Include it after fti.h (FTI 1.6's or ours: both name the same calls).
  */
 #ifndef FTI16_VARS_H
 #define FTI16_VARS_H
@@ -38,6 +39,19 @@ static inline void v16_fill(v16_vars *v, int rank)
         v->pairs[i].a = -rank - i;
         v->pairs[i].b = rank * 0.5 - i * 1.5;
     }
+}
+
+/* The writer's and the reader's registration: the same ids, counts and
+ * types on both sides, or the import would not match. */
+static inline void v16_protect(v16_vars *v)
+{
+    fti_id_t pair_t;
+    FTI_InitType(&pair_t, sizeof(v16_pair));
+    FTI_Protect(0, v->ints, V16_NI, FTI_INTG);
+    FTI_Protect(1, v->dbls, V16_ND, FTI_DBLE);
+    FTI_Protect(2, v->chars, V16_NC, FTI_CHAR);
+    FTI_Protect(7, &v->step, 1, FTI_LONG);
+    FTI_Protect(9, v->pairs, V16_NS, pair_t);
 }
 
 #endif

@@ -25,13 +25,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
     static v16_vars v;
     v16_fill(&v, rank);
-    fti_id_t pair_t;
-    FTI_InitType(&pair_t, sizeof(v16_pair));
-    FTI_Protect(0, v.ints, V16_NI, FTI_INTG);
-    FTI_Protect(1, v.dbls, V16_ND, FTI_DBLE);
-    FTI_Protect(2, v.chars, V16_NC, FTI_CHAR);
-    FTI_Protect(7, &v.step, 1, FTI_LONG);
-    FTI_Protect(9, v.pairs, V16_NS, pair_t);
+    v16_protect(&v);
     int rc = FTI_Checkpoint(3, atoi(argv[2]));
     if (rank == 0)
         printf("write16: FTI_Checkpoint level %s rc %d\n", argv[2], rc);
