@@ -519,7 +519,7 @@ static int run_controls(uint64_t first, uint64_t n)
     const axim_stats *st = axim_get_stats();
     for (int f = 0; f < AXIM_NFENCES; f++) {
         snprintf(label, sizeof label, "without the fence %s:", axim_fence_name(f));
-        if (st->fences_met[f] == 0)
+        if (st->steps > 0 && st->fences_met[f] == 0) /* after a sweep */
             printf("control: %-44s never met by the kernels\n", label);
         bad += control(label, 1u << f, first, n, (needed_fences() >> f) & 1);
     }
