@@ -11,6 +11,24 @@
 #include <string.h>
 #include <ucontext.h>
 
+/* AddressSanitizer is told of each switch of stacks (else it reports
+ * false positives on the coroutines' stacks). */
+#if defined(__SANITIZE_ADDRESS__)
+#define AXIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AXIM_ASAN 1
+#endif
+#endif
+#if defined(AXIM_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#define START_SWITCH(save, bottom, size) __sanitizer_start_switch_fiber(save, bottom, size)
+#define FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber(save, bottom, size)
+#else
+#define START_SWITCH(save, bottom, size) ((void)0)
+#define FINISH_SWITCH(save, bottom, size) ((void)0)
+#endif
+
 #define BEAT 64
 #define MAXBUFS 32
 #define HOST_PORT (AXIM_PORTS - 1)
@@ -166,6 +184,7 @@ typedef struct actor {
     uint64_t ready; /* runs next at this time */
     void (*fn)(void *);
     void *arg;
+    void *fake; /* AddressSanitizer's fake stack while switched away */
 } actor;
 
 static ucontext_t sched;
@@ -174,10 +193,36 @@ static actor *cur;
 static uint64_t kern_out, host_out; /* when every write each issued has landed */
 static uint64_t kern_done_at;
 
+static void *sched_fake;
+static const void *sched_bottom;
+static size_t sched_size;
+
+/* In an actor: back to the scheduler, to run again at time t. */
 static void yield_until(actor *a, uint64_t t)
 {
     a->ready = t > now ? t : now;
+    START_SWITCH(&a->fake, sched_bottom, sched_size);
     swapcontext(&a->ctx, &sched);
+    FINISH_SWITCH(a->fake, &sched_bottom, &sched_size);
+}
+
+/* In an actor's entry: first on its stack, and last (it ends). */
+static void actor_begins(void)
+{
+    FINISH_SWITCH(NULL, &sched_bottom, &sched_size);
+}
+
+static void actor_ends(void)
+{
+    START_SWITCH(NULL, sched_bottom, sched_size);
+}
+
+/* In the scheduler: runs actor a until it yields or ends. */
+static void switch_to(actor *a)
+{
+    START_SWITCH(&sched_fake, a->stack, STACK_BYTES);
+    swapcontext(&sched, &a->ctx);
+    FINISH_SWITCH(sched_fake, NULL, NULL);
 }
 
 static int in_host(void)
@@ -209,6 +254,15 @@ void axim_straight(int on)
     straight = on;
 }
 
+int axim_sanitized(void)
+{
+#if defined(AXIM_ASAN)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 const axim_stats *axim_get_stats(void)
 {
     return &stats;
@@ -228,8 +282,10 @@ static void start_actor(actor *a, void (*entry)(void))
 
 static void host_entry(void)
 {
+    actor_begins();
     host.fn(host.arg);
     host.state = FINISHED;
+    actor_ends();
 }
 
 static void kernel_entry(void);
@@ -260,7 +316,7 @@ int axim_run(void (*fn)(void *), void *arg, uint64_t horizon_ns)
         land_until(now);
         cur = a;
         stats.steps++;
-        swapcontext(&sched, &a->ctx);
+        switch_to(a);
     }
     cur = NULL;
     return 0;
@@ -413,6 +469,7 @@ uint64_t axim_k_now_us(void)
 /* The kernel starts with what has landed; ap_done once its writes did. */
 static void kernel_entry(void)
 {
+    actor_begins();
     for (int i = 0; i < nbufs; i++) {
         memcpy(bufs[i].view, bufs[i].landed, bufs[i].bytes);
         memcpy(bufs[i].issued, bufs[i].landed, bufs[i].bytes);
@@ -423,6 +480,7 @@ static void kernel_entry(void)
     k_enter(K_END, -1);
     kern_done_at = kern_out > now ? kern_out : now;
     kern.state = FINISHED;
+    actor_ends();
 }
 
 void axim_launch(void (*fn)(void *), void *arg)

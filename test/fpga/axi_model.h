@@ -98,6 +98,9 @@ void axim_k_fence(void);
 void axim_k_sleep_ns(uint64_t ns);
 uint64_t axim_k_now_us(void);
 
+/* 1 when built with AddressSanitizer (coroutines then run ~10x slower). */
+int axim_sanitized(void);
+
 /* Statistics of the schedules run since the process started. */
 typedef struct axim_stats {
     uint64_t steps, writes, fences_met[AXIM_NFENCES], unknown_fences;

@@ -563,6 +563,13 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (axim_sanitized() && argc == 1) {
+        /* The sanitizer run checks memory, not the sweep: a tenth of it. */
+        n = 10000;
+        controls = 1000;
+        printf("built with AddressSanitizer: %llu schedules, controls of %llu\n",
+               (unsigned long long)n, (unsigned long long)controls);
+    }
     fti_log_quiet(1); /* the controls' monitor errors are reported below */
     if (fti_device_register(&axim_ops) != 0) {
         fprintf(stderr, "FAIL: cannot register the axim device backend\n");
