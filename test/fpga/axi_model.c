@@ -25,8 +25,8 @@
 #define START_SWITCH(save, bottom, size) __sanitizer_start_switch_fiber(save, bottom, size)
 #define FINISH_SWITCH(save, bottom, size) __sanitizer_finish_switch_fiber(save, bottom, size)
 #else
-#define START_SWITCH(save, bottom, size) ((void)0)
-#define FINISH_SWITCH(save, bottom, size) ((void)0)
+#define START_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#define FINISH_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
 #endif
 
 #define BEAT 64

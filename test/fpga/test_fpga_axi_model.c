@@ -22,6 +22,7 @@
  *   test_fpga_axi_model [--schedules N] [--first SEED] [--controls N]
  *                       [--replay SEED --fences-off MASK]
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,7 @@ typedef struct golden {
 static golden gold[NCONFIGS];
 static uint64_t checked, restores; /* checkpoints checked, restarts run */
 static FTI_FpgaStats mon; /* the monitors' statistics, summed */
+static int lose_acks;      /* self-check: every flagB lost, re-raises unbounded */
 static const config *gold_cfg;
 static inst *gold_inst;
 
@@ -341,7 +343,7 @@ static int open_monitor(sched *s)
     fc.blocks_var = s->cfg->mode == FTI_FPGA_OFF ? NULL : &s->blocks;
     fc.timeout_s = 0.5;
     fc.ack_timeout_us = (uint32_t)s->ack_us;
-    fc.max_raises = 1000;
+    fc.max_raises = lose_acks ? UINT32_MAX : 1000;
     fc.agree_interval_s = 1e-4;
     if (FTI_FpgaCreate(&s->m, &fc) != FTI_SCES)
         return -1;
@@ -349,6 +351,8 @@ static int open_monitor(sched *s)
     fti_fpga_clock clk = {axim_clock_now, axim_clock_sleep, NULL};
     fti_fpga_set_hooks(s->m, &h);
     fti_fpga_set_clock(s->m, &clk);
+    if (lose_acks)
+        fti_fpga_drop_acks(s->m, 0, INT_MAX);
     return add_regions(s);
 }
 
@@ -533,6 +537,19 @@ static int run_controls(uint64_t first, uint64_t n)
     return bad;
 }
 
+/* The deadlock detector itself: with every acknowledgement lost and no
+ * bound on re-raises, a blocking kernel waits forever. */
+static int self_check(void)
+{
+    sched s;
+    lose_acks = 1;
+    int kind = run_schedule(NCONFIGS, 0, &s); /* seed NCONFIGS: jacobi, blocking */
+    lose_acks = 0;
+    printf("self-check: every flagB lost, re-raises unbounded (%s): %s%s\n", s.cfg->name,
+           kind_names[kind], kind == DEADLOCK ? "" : ": FAIL, a handshake deadlock was expected");
+    return kind != DEADLOCK;
+}
+
 static int replay(uint64_t seed, unsigned off)
 {
     sched s;
@@ -570,7 +587,9 @@ int main(int argc, char **argv)
         printf("built with AddressSanitizer: %llu schedules, controls of %llu\n",
                (unsigned long long)n, (unsigned long long)controls);
     }
-    fti_log_quiet(1); /* the controls' monitor errors are reported below */
+    /* Silent library: the controls' monitor errors are reported below. */
+    fti_log_setup(-1, FTI_LOG_ERROR + 1);
+    fti_log_quiet(1);
     if (fti_device_register(&axim_ops) != 0) {
         fprintf(stderr, "FAIL: cannot register the axim device backend\n");
         return 1;
@@ -603,6 +622,7 @@ int main(int argc, char **argv)
     if (t.first_kind != OK)
         printf("FAIL: seed %llu: %s: %s\n", (unsigned long long)t.first_seed,
                kind_names[t.first_kind], t.first_why);
+    bad += self_check();
     if (controls > 0) {
         t0 = seconds();
         bad += run_controls(first, controls);
