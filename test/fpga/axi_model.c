@@ -573,6 +573,14 @@ static int axim_to_device(void *stream, void *handle, size_t off, const void *sr
     return 0;
 }
 
+void axim_dma_now(axim_buf *b, size_t off, void *host, size_t n, int to_device)
+{
+    if (to_device)
+        memcpy(b->landed + off, host, n);
+    else
+        memcpy(host, b->landed + off, n);
+}
+
 static const char *axim_last_error(void)
 {
     return "no error (the model's copies do not fail)";

@@ -79,6 +79,12 @@ void axim_wait_kernel(void);
  * and stream_sync waits for them. Outside axim_run it acts at once. */
 extern const fti_device_ops axim_ops;
 
+/* A DMA that completes within the call, at the current simulated time,
+ * never yielding: XRT's blocking xrtBOSync, run by the "xrt" backend's
+ * worker thread while the host coroutine waits in its stream_sync (so the
+ * model is never touched by two threads at once). */
+void axim_dma_now(axim_buf *b, size_t off, void *host, size_t n, int to_device);
+
 /* The host's simulated clock, for fti_fpga_set_clock. */
 double axim_clock_now(void *arg);
 void axim_clock_sleep(void *arg, long ns);

@@ -36,6 +36,10 @@
 #include "base/log.h"
 #include "device/fpga_monitor.h"
 #include "kernels.h"
+#if defined(AXIM_WITH_XRT)
+#include "axi_model_xrt.h"
+#include "xrt/fti_xrt.h"
+#endif
 
 void axim_test_kernel(fti_k_word *ctrl, uint64_t *data, uint64_t *slots, int nblocks, size_t bw,
                       size_t sw);
@@ -172,6 +176,7 @@ typedef struct golden {
 static golden gold[NCONFIGS];
 static uint64_t checked, restores; /* checkpoints checked, restarts run */
 static FTI_FpgaStats mon; /* the monitors' statistics, summed */
+static uint64_t via_xrt;  /* schedules through the "xrt" backend */
 static int lose_acks;      /* self-check: every flagB lost, re-raises unbounded */
 static const config *gold_cfg;
 static inst *gold_inst;
@@ -233,6 +238,8 @@ typedef struct sched {
     const config *cfg;
     const golden *g;
     inst in;
+    int xrt;                /* through the "xrt" backend (else "axim") */
+    void *handle[MAXBUF];   /* the backend's handles of the buffers */
     int slots, ack_us;
     FTI_FpgaMonitor *m;
     int64_t blocks;
@@ -322,11 +329,11 @@ static int add_regions(sched *s)
     const config *c = s->cfg;
     for (int r = 0; r < c->nregs; r++) {
         const regdesc *d = &c->r[r];
-        if (FTI_FpgaAddBlockRegion(s->m, s->in.b[d->buf], d->off, d->bytes, d->first, d->n,
+        if (FTI_FpgaAddBlockRegion(s->m, s->handle[d->buf], d->off, d->bytes, d->first, d->n,
                                    s->host.reg[r]) != FTI_SCES)
             return -1;
     }
-    if (c->slotbuf >= 0 && FTI_FpgaAddSlotRegion(s->m, s->in.b[c->slotbuf], 0, c->slot_stride,
+    if (c->slotbuf >= 0 && FTI_FpgaAddSlotRegion(s->m, s->handle[c->slotbuf], 0, c->slot_stride,
                                                  c->slot_bytes, s->host.slot) != FTI_SCES)
         return -1;
     return 0;
@@ -336,8 +343,8 @@ static int open_monitor(sched *s)
 {
     FTI_FpgaConfig fc = FTI_FpgaConfigDefaults();
     fc.mode = (FTI_FpgaMode)s->cfg->mode;
-    fc.backend = "axim";
-    fc.ctrl = s->in.b[s->cfg->ctrl];
+    fc.backend = s->xrt ? "xrt" : "axim";
+    fc.ctrl = s->handle[s->cfg->ctrl];
     fc.slots = (uint32_t)s->slots;
     fc.nblocks = s->cfg->nblocks;
     fc.blocks_var = s->cfg->mode == FTI_FPGA_OFF ? NULL : &s->blocks;
@@ -428,8 +435,20 @@ static int run_schedule(uint64_t seed, unsigned off, sched *s)
     s->g = &gold[ci];
     axim_reset(seed, off);
     s->in.cfg = s->cfg;
-    for (int i = 0; i < s->cfg->nbufs; i++)
+#if defined(AXIM_WITH_XRT)
+    /* Every configuration both ways; one schedule in ten through "xrt",
+     * whose stream is a worker thread per monitor (3x slower here). */
+    s->xrt = seed / NCONFIGS % 10 == 9;
+#endif
+    for (int i = 0; i < s->cfg->nbufs; i++) {
         s->in.b[i] = axim_alloc(s->cfg->b[i].bytes, s->cfg->b[i].port);
+        s->handle[i] = s->in.b[i];
+#if defined(AXIM_WITH_XRT)
+        if (s->xrt)
+            s->handle[i] = axim_bo_wrap(s->in.b[i]);
+        via_xrt += s->xrt && i == 0;
+#endif
+    }
     s->slots = s->cfg->mode == FTI_FPGA_BLOCKING ? 1 + (int)axim_rand(MAXSLOTS)
                                                  : 2 + (int)axim_rand(MAXSLOTS - 1);
     s->ack_us = axim_rand(2) ? 20 : 200;
@@ -441,6 +460,10 @@ static int run_schedule(uint64_t seed, unsigned off, sched *s)
         FTI_FpgaFree(s->m);
         s->m = NULL;
     }
+#if defined(AXIM_WITH_XRT)
+    for (int i = 0; s->xrt && i < s->cfg->nbufs; i++)
+        axim_bo_free(s->handle[i]);
+#endif
     return s->kind;
 }
 
@@ -465,7 +488,8 @@ static void sweep(uint64_t first, uint64_t n, unsigned off, int stop, tally *t)
         if (t->fails[kind]++ == 0 && t->first_kind == OK) {
             t->first_kind = kind;
             t->first_seed = seed;
-            snprintf(t->first_why, sizeof t->first_why, "%s: %s", s.cfg->name, s.why);
+            snprintf(t->first_why, sizeof t->first_why, "%s, %s backend: %s", s.cfg->name,
+                     s.xrt ? "xrt" : "axim", s.why);
         }
         if (stop)
             break;
@@ -554,8 +578,9 @@ static int replay(uint64_t seed, unsigned off)
 {
     sched s;
     int kind = run_schedule(seed, off, &s);
-    printf("seed %llu, fences off 0x%x: %s: %s%s%s\n", (unsigned long long)seed, off,
-           configs[seed % NCONFIGS].name, kind_names[kind], kind ? ": " : "", kind ? s.why : "");
+    printf("seed %llu, fences off 0x%x: %s, %s backend: %s%s%s\n", (unsigned long long)seed, off,
+           configs[seed % NCONFIGS].name, s.xrt ? "xrt" : "axim", kind_names[kind],
+           kind ? ": " : "", kind ? s.why : "");
     return kind != OK;
 }
 
@@ -590,7 +615,11 @@ int main(int argc, char **argv)
     /* Silent library: the controls' monitor errors are reported below. */
     fti_log_setup(-1, FTI_LOG_ERROR + 1);
     fti_log_quiet(1);
-    if (fti_device_register(&axim_ops) != 0) {
+    if (fti_device_register(&axim_ops) != 0
+#if defined(AXIM_WITH_XRT)
+        || fti_device_register(&fti_xrt_ops) != 0
+#endif
+    ) {
         fprintf(stderr, "FAIL: cannot register the axim device backend\n");
         return 1;
     }
@@ -603,10 +632,16 @@ int main(int argc, char **argv)
     sweep(first, n, 0, 0, &t);
     const axim_stats *st = axim_get_stats();
     printf("axi model: %llu schedules (seeds %llu..%llu, %d kernel/mode configurations) in %.1f s: "
-           "%llu torn snapshots, %llu deadlocks, %llu monitor errors, %llu wrong ends, "
+           "%s (%llu schedules); %llu torn snapshots, %llu deadlocks, %llu monitor errors, %llu wrong ends, "
            "%llu wrong restores; %llu checkpoints checked, %llu restarts; %llu steps, %llu writes\n",
            (unsigned long long)t.runs, (unsigned long long)first,
            (unsigned long long)(first + n - 1), NCONFIGS, seconds() - t0,
+#if defined(AXIM_WITH_XRT)
+           "backend axim, and xrt over the model for a tenth",
+#else
+           "backend axim",
+#endif
+           (unsigned long long)via_xrt,
            (unsigned long long)t.fails[TORN], (unsigned long long)t.fails[DEADLOCK],
            (unsigned long long)t.fails[MONITOR_ERROR], (unsigned long long)t.fails[WRONG_END],
            (unsigned long long)t.fails[WRONG_RESTORE], (unsigned long long)checked,
