@@ -32,6 +32,12 @@ typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF, FTI_DEVICES_CUDA } fti_dev
  * the job runs, removed with local storage at FTI_Finalize (keep_last_ckpt). */
 #define FTI_L4_COPY_UNTIL_FINALIZE 2
 
+/* 1 when an L4 checkpoint's node-local file is kept for good
+ * (l4_local_copy = 1). Otherwise it goes after the flush, or with the
+ * heads' copy at FTI_Finalize: then its absence is by design (fti-ckpt
+ * verify says "removed", not "missing"). */
+#define FTI_L4_LOCAL_KEPT(cfg) ((cfg)->l4_local_copy == 1)
+
 typedef struct fti_config {
     char file[FTI_PATH_MAX]; /* the config file as given */
 
