@@ -529,8 +529,9 @@ int FTI_RecoverVarFinalize(void)
     fti_ctx *ctx = ready("FTI_RecoverVarFinalize");
     if (ctx == NULL)
         return FTI_NSCS;
+    /* The restart stays pending, as FTI's: FTI_Status() keeps its value and
+     * FTI_Snapshot still recovers; only FTI_Recover ends it. */
     fti_recover_var_close(ctx);
-    ctx->rec.pending = 0;
     return FTI_SCES;
 }
 

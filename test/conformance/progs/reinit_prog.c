@@ -9,10 +9,13 @@
  * Segment 1 protects a buffer of pattern SEED, takes checkpoint SEED at L1
  * and calls FTI_Finalize (keep_last_ckpt = 1 in CONFIG: it keeps it and
  * writes [restart] failure = 2). Segment 2 calls FTI_Init on the same file,
- * protects a zeroed buffer and FTI_Recover()s it. Every rank prints
- *   reinit: rank R after-init S after-recover T wrong N
- * (FTI_Status() after the second FTI_Init and after FTI_Recover, and how many
- * bytes differ from pattern SEED). Exit 0 unless an FTI call failed.
+ * protects a zeroed buffer, restores it with FTI_RecoverVarInit /
+ * FTI_RecoverVar / FTI_RecoverVarFinalize (PDI's recover_var), zeroes it
+ * again and restores it with FTI_Recover. Every rank prints
+ *   reinit: rank R after-init S after-recovervar V after-recover T wrong N
+ * (FTI_Status() after the second FTI_Init, after FTI_RecoverVarFinalize and
+ * after FTI_Recover; N counts the bytes that differ from pattern SEED after
+ * either restore). Exit 0 unless an FTI call failed.
  */
 #include <fti.h>
 #include <stdint.h>
@@ -63,14 +66,21 @@ int main(int argc, char **argv)
     int after_init = FTI_Status();
     memset(buf, 0, sizeof buf);
     FTI_Protect(0, buf, NBUF, FTI_CHAR);
-    if ((rc = FTI_Recover()) != FTI_SCES)
-        return fail(rank, "FTI_Recover", rc);
-    int after_recover = FTI_Status();
+    if ((rc = FTI_RecoverVarInit()) != FTI_SCES || (rc = FTI_RecoverVar(0)) != FTI_SCES ||
+        (rc = FTI_RecoverVarFinalize()) != FTI_SCES)
+        return fail(rank, "FTI_RecoverVar*", rc);
+    int after_recovervar = FTI_Status();
     long wrong = 0;
     for (size_t i = 0; i < NBUF; i++)
         wrong += buf[i] != pattern(rank, seed, i);
-    printf("reinit: rank %d after-init %d after-recover %d wrong %ld\n", rank, after_init,
-           after_recover, wrong);
+    memset(buf, 0, sizeof buf);
+    if ((rc = FTI_Recover()) != FTI_SCES)
+        return fail(rank, "FTI_Recover", rc);
+    int after_recover = FTI_Status();
+    for (size_t i = 0; i < NBUF; i++)
+        wrong += buf[i] != pattern(rank, seed, i);
+    printf("reinit: rank %d after-init %d after-recovervar %d after-recover %d wrong %ld\n", rank,
+           after_init, after_recovervar, after_recover, wrong);
     fflush(stdout);
     if ((rc = FTI_Finalize()) != FTI_SCES)
         return fail(rank, "second FTI_Finalize", rc);
