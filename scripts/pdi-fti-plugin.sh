@@ -47,6 +47,7 @@ step() { echo "== $*"; }
 # the vendored libraries the core uses are taken.
 get_sources() {
   if [ -f "$PDI/plugins/fti/CMakeLists.txt" ]; then SRC="$PDI"; return; fi
+  if [ -d "$PDI/.git" ]; then PDI="$PDI/.git"; fi # a clone: its git directory
   git --git-dir="$PDI" rev-parse --verify -q "$REF^{commit}" >/dev/null ||
     { echo "pdi-fti-plugin.sh: $PDI has no commit '$REF'" >&2; exit 2; }
   local commit; commit="$(git --git-dir="$PDI" rev-parse "$REF^{commit}")"
@@ -56,9 +57,25 @@ get_sources() {
   paths="$(git --git-dir="$PDI" ls-tree --name-only "$commit" | grep -vx vendor)
 $(git --git-dir="$PDI" ls-tree --name-only "$commit:vendor" |
     grep -E '^(libyaml|paraconf|spdlog)-' | sed 's|^|vendor/|')"
+  # git archive names objects a partial mirror lacks even outside the paths
+  # taken (and exits 0): its messages go to a log, not the terminal.
   # shellcheck disable=SC2086
-  git --git-dir="$PDI" archive "$commit" $paths | tar -x -C "$SRC"
+  git --git-dir="$PDI" archive "$commit" $paths 2> "$WORK/archive.log" | tar -x -C "$SRC"
   echo "$commit" > "$SRC/.pdi-commit"
+}
+
+# The plugin's files as the commit has them: every blob hash matches.
+check_unchanged() {
+  [ -f "$SRC/.pdi-commit" ] || { echo "plugin sources: a source tree, not checked against a commit"; return; }
+  local commit n=0 type hash path
+  commit="$(cat "$SRC/.pdi-commit")"
+  while read -r _ type hash path; do
+    [ "$type" = blob ] || continue
+    [ "$(git hash-object "$SRC/$path")" = "$hash" ] ||
+      { echo "pdi-fti-plugin.sh: $path differs from $commit" >&2; exit 1; }
+    n=$((n + 1))
+  done < <(git --git-dir="$PDI" ls-tree -r "$commit" plugins/fti)
+  echo "plugin sources: $n files of plugins/fti, each as in $commit"
 }
 
 install_fti() {
@@ -120,7 +137,7 @@ run_tests() {
   [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]
 }
 
-step "PDI sources ($REF)"; get_sources; echo "in $SRC"
+step "PDI sources ($REF)"; get_sources; echo "in $SRC"; check_unchanged
 step "libfti from $BUILD into $FTI_PREFIX"; install_fti
 step "PDI core and MPI plugin into $PDI_PREFIX"; build_pdi
 step "FTI plugin in $WORK/plugin"; build_plugin
