@@ -261,6 +261,11 @@ int FTI_Finalize(void)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)
         fti_conf_update_finalize(ctx);
+    /* Rank 0 rewrote [restart] failure above; an FTI_Init in the same job
+     * (PDI's plugin re-initialises) reads the file on every rank, so no rank
+     * returns before the write is done, as FTI's FTI_Finalize ends in a barrier. */
+    if (!ctx->topo.is_head)
+        MPI_Barrier(ctx->topo.app);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
     /* Our communicators are freed; the application keeps a valid handle:
@@ -524,8 +529,9 @@ int FTI_RecoverVarFinalize(void)
     fti_ctx *ctx = ready("FTI_RecoverVarFinalize");
     if (ctx == NULL)
         return FTI_NSCS;
+    /* The restart stays pending, as FTI's: FTI_Status() keeps its value and
+     * FTI_Snapshot still recovers; only FTI_Recover ends it. */
     fti_recover_var_close(ctx);
-    ctx->rec.pending = 0;
     return FTI_SCES;
 }
 
