@@ -27,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_REGIONS 1024
+#define STALE_NS 1000000000LL /* a fault on a released region older than this is not ours */
 
 enum { R_FREE, R_ACTIVE, R_RELEASED };
 
@@ -42,6 +44,7 @@ typedef struct region {
     size_t npages;
     _Atomic uint64_t *bits;
     _Atomic int overflow; /* the kernel refused a page's mprotect: all dirty */
+    _Atomic long long released_ns; /* CLOCK_MONOTONIC of the release (R_RELEASED) */
 } region;
 
 static region regions[MAX_REGIONS];
@@ -74,9 +77,18 @@ static int mark(region *r, uintptr_t a)
     return 1;
 }
 
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t); /* async-signal-safe */
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 /* 1 when the fault at a was on memory this module protected. A region
  * released while the fault was being delivered is writable again: the
- * write only has to be retried. */
+ * write only has to be retried. That holds for a moment only: later, the
+ * application may have put its own read-only page there, whose fault is
+ * its own (retried meanwhile, never lost). */
 static int handle(uintptr_t a)
 {
     int n = atomic_load_explicit(&nused, memory_order_acquire);
@@ -85,7 +97,9 @@ static int handle(uintptr_t a)
         int st = atomic_load_explicit(&r->state, memory_order_acquire);
         if (st == R_FREE || a < r->first || a >= r->first + r->npages * page_size)
             continue;
-        return st == R_RELEASED ? 1 : mark(r, a);
+        if (st == R_RELEASED)
+            return now_ns() - atomic_load(&r->released_ns) < STALE_NS;
+        return mark(r, a);
     }
     return 0;
 }
@@ -159,16 +173,19 @@ int fti_dirty_tracked(const void *ptr, size_t nbytes, int owner)
     return find(ptr, nbytes, owner) != NULL;
 }
 
-/* A slot for a new region: a free one, else a released one (its range has
- * been writable since a whole checkpoint interval: no fault on it can still
- * be on its way), else a new one. */
+/* A slot for a new region: a free one, else a released one (emptied, and
+ * filled only once no handler can be reading its old range), else a new one. */
 static region *slot(void)
 {
     int n = atomic_load(&nused);
     for (int want = R_FREE; want <= R_RELEASED; want++)
         for (int i = 0; i < n; i++)
-            if (want != R_ACTIVE && atomic_load(&regions[i].state) == want)
+            if (want != R_ACTIVE && atomic_load(&regions[i].state) == want) {
+                atomic_store_explicit(&regions[i].state, R_FREE, memory_order_release);
+                while (atomic_load(&in_handler) != 0)
+                    sched_yield();
                 return &regions[i];
+            }
     if (n == MAX_REGIONS)
         return NULL;
     atomic_store_explicit(&nused, n + 1, memory_order_release);
@@ -249,6 +266,7 @@ int fti_dirty_track(void *ptr, size_t nbytes, int owner, char *why, size_t cap)
 static void release_region(region *r)
 {
     mprotect((void *)r->first, r->npages * page_size, PROT_READ | PROT_WRITE);
+    atomic_store(&r->released_ns, now_ns());
     atomic_store_explicit(&r->state, R_RELEASED, memory_order_release);
     while (atomic_load(&in_handler) != 0)
         sched_yield();
