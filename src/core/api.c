@@ -19,6 +19,7 @@
 #include "base/fault.h"
 #include "base/fio.h"
 #include "base/heap_probe.h"
+#include "data/dirty_pages.h"
 #include "runtime/job_claim.h"
 #include "runtime/jobstatus.h"
 #include "stores/hdf5/h5_groups.h"
@@ -567,6 +568,7 @@ void *FTI_Realloc(int id, void *ptr)
                  "FTI_GetStoredSize bytes yourself and protect them again", id, why);
         return NULL;
     }
+    fti_dirty_release(v->ptr, fti_var_bytes(v)); /* realloc may move its pages, protection and all */
     void *p = realloc(ptr, e->nbytes ? e->nbytes : 1);
     if (p == NULL) {
         fti_fail(FTI_E_NOMEM, "FTI_Realloc: variable %d: cannot allocate %llu bytes", id,

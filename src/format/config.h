@@ -70,6 +70,8 @@ typedef struct fti_config {
     int dcp_mode;
     int dcp_block_size;  /* bytes, 0: FTI_DCP_DEFAULT_BLOCK */
     int dcp_stack_size;  /* dCP layers per chain before a new full base, 0: default */
+    int dcp_dirty_tracking; /* [advanced] (ours): 1 hashes only pages written since the last
+                             * layer (data/dirty_pages.h); 0, the default, hashes everything */
     int verbosity;
     int64_t transfer_size;
     int64_t gpu_host_bufsize;
