@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# [advanced] l4_files_per_dir = 2 on 8 ranks: the L4 fan-out. Ranks 0-1 keep
+# their global files in the job's folder (the flat layout of a job no bigger
+# than the key), ranks 2-7 in l4-ranks2-3/, l4-ranks4-5/, l4-ranks6-7/, two
+# files per folder and checkpoint, the keep_l4_ckpt archive alike. With every
+# node's local storage lost the restart restores every byte from them (the
+# global file written from the local one, and written directly), fti-ckpt
+# verify and show find them, FTI_Finalize's cleanup removes them and the
+# folders, and ckpt_io = 2 keeps its one shared file.
+source "$FTI_SOURCE_DIR/test/tools/common.bash"
+N=8
+
+# tree_is IO: the global folder holds exactly the files and folders of one
+# checkpoint of slot 0 under the fan-out.
+tree_is() {
+  local g; g=$(echo "$T"/global/*)
+  local want="l4-s0-rank0.fti l4-s0-rank1.fti"
+  for a in 2 4 6; do
+    want="$want l4-ranks$a-$((a + 1))/l4-s0-rank$a.fti l4-ranks$a-$((a + 1))/l4-s0-rank$((a + 1)).fti"
+  done
+  for a in 0 2 4 6; do
+    local d="l4_archive"; [ $a = 0 ] || d="l4_archive/l4-ranks$a-$((a + 1))"
+    want="$want $d/Ckpt61-Rank$a.fti $d/Ckpt61-Rank$((a + 1)).fti"
+  done
+  local got; got=$(cd "$g" && find . -type f ! -name lock | sed 's|^\./||' | sort | tr '\n' ' ')
+  want=$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')
+  [ "$got" = "$want" ] || fail "$1: global tree is not the fan-out: got '$got', want '$want'"
+}
+
+for copy in 1 0; do
+  what="l4_local_copy=$copy"
+  rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+  write_config "$T/c.fti" group_size=4 keep_l4_ckpt=1 l4_local_copy=$copy advanced.l4_files_per_dir=2
+  run_nodes $N 1 "$P" "$T/c.fti" write 61 4 $KIB > "$T/out" 2>&1 || { cat "$T/out"; fail "$what: L4 checkpoint"; }
+  tree_is "$what"
+  cmp -s "$T"/global/*/l4-ranks4-5/l4-s0-rank5.fti "$T"/global/*/l4_archive/l4-ranks4-5/Ckpt61-Rank5.fti ||
+    fail "$what: archive of rank 5 differs from its global file"
+
+  rm -rf "$T"/nodes/*  # every node's local storage lost
+  expect_rc 0 ck verify "$T/c.fti"
+  for r in $(seq 0 $((N - 1))); do has "^ +$r +$r  missing +ok +yes \(L4 global copy\)$"; done
+  expect_rc 0 ck show "$T/c.fti" --rank 7
+  has "l4-ranks6-7/l4-s0-rank7.fti"
+  run_nodes $N 1 "$P" "$T/c.fti" check 61 $KIB > "$T/out" 2>&1 || { cat "$T/out"; fail "$what: restart"; }
+  [ "$(grep -c PASS "$T/out")" -ge 1 ] || { cat "$T/out"; fail "$what: restored bytes"; }
+
+  # a second checkpoint (slot 1), then finalize with keep_last_ckpt = 0:
+  # the run's files and the fan-out's folders go, the archive stays.
+  write_config "$T/c.fti" group_size=4 keep_l4_ckpt=1 l4_local_copy=$copy keep_last_ckpt=0 \
+    advanced.l4_files_per_dir=2
+  run_nodes $N 1 "$P" "$T/c.fti" write 62 4 $KIB > "$T/out" 2>&1 || { cat "$T/out"; fail "$what: 2nd checkpoint"; }
+  g=$(echo "$T"/global/*)
+  [ "$(ls "$g" | grep -v '^l4_archive$' | tr '\n' ' ')" = "" ] ||
+    fail "$what: cleanup left $(cd "$g" && find . | tr '\n' ' ')"
+  [ "$(find "$g/l4_archive" -name 'Ckpt6[12]-Rank*.fti' | wc -l)" = $((2 * N)) ] ||
+    fail "$what: archive: $(cd "$g" && find l4_archive | tr '\n' ' ')"
+  echo "ok: $what"
+done
+
+# fti-ckpt names reads a fan-out folder's name with the library's parser.
+echo l4-ranks2-3 | "$CKPT" names - > "$T/out"
+has "^fanout 4 - 2 - l4-ranks2-3$"
+
+# ckpt_io = 2: one shared file, no fan-out folder.
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+write_config "$T/c.fti" group_size=4 ckpt_io=2 advanced.l4_files_per_dir=2
+run_nodes $N 1 "$P" "$T/c.fti" write 63 4 $KIB > "$T/out" 2>&1 || { cat "$T/out"; fail "mpiio: L4 checkpoint"; }
+[ -z "$(find "$T"/global/*/ -mindepth 1 -type d)" ] || fail "mpiio: folders made: $(find "$T"/global)"
+rm -rf "$T"/nodes/*
+run_nodes $N 1 "$P" "$T/c.fti" check 63 $KIB | grep -q PASS || fail "mpiio: restart"
+pass "L4 fan-out (l4_files_per_dir)"
