@@ -6,7 +6,8 @@
 # node's local storage lost the restart restores every byte from them (the
 # global file written from the local one, and written directly), fti-ckpt
 # verify and show find them, FTI_Finalize's cleanup removes them and the
-# folders, and ckpt_io = 2 keeps its one shared file.
+# folders, and ckpt_io = 2 keeps its one shared file. With heads (head = 1,
+# 4 nodes of a head and a rank) the heads write the ranks' files there too.
 source "$FTI_SOURCE_DIR/test/tools/common.bash"
 N=8
 
@@ -68,4 +69,14 @@ run_nodes $N 1 "$P" "$T/c.fti" write 63 4 $KIB > "$T/out" 2>&1 || { cat "$T/out"
 [ -z "$(find "$T"/global/*/ -mindepth 1 -type d)" ] || fail "mpiio: folders made: $(find "$T"/global)"
 rm -rf "$T"/nodes/*
 run_nodes $N 1 "$P" "$T/c.fti" check 63 $KIB | grep -q PASS || fail "mpiio: restart"
+# head = 1: the heads post the L4 copies into the same folders.
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+write_config "$T/c.fti" head=1 node_size=2 group_size=4 inline_l4=0 advanced.l4_files_per_dir=2
+"$MPIEXEC" -n 8 -bind-to none "$P" "$T/c.fti" write 64 4 $KIB > "$T/out" 2>&1 ||
+  { cat "$T/out"; fail "heads: L4 checkpoint"; }
+got=$(cd "$T"/global/* && find . -name 'l4-s0-rank*.fti' | sort | tr '\n' ' ')
+[ "$got" = "./l4-ranks2-3/l4-s0-rank2.fti ./l4-ranks2-3/l4-s0-rank3.fti ./l4-s0-rank0.fti ./l4-s0-rank1.fti " ] ||
+  fail "heads: global files '$got'"
+rm -rf "$T"/nodes/*
+"$MPIEXEC" -n 8 -bind-to none "$P" "$T/c.fti" check 64 $KIB | grep -q PASS || fail "heads: restart"
 pass "L4 fan-out (l4_files_per_dir)"
