@@ -7,7 +7,8 @@
 # global file written from the local one, and written directly), fti-ckpt
 # verify and show find them, FTI_Finalize's cleanup removes them and the
 # folders, and ckpt_io = 2 keeps its one shared file. With heads (head = 1,
-# 4 nodes of a head and a rank) the heads write the ranks' files there too.
+# 4 nodes of a head and a rank) the heads write the ranks' files there too,
+# and fti-ckpt import places FTI 1.6's checkpoint (4 ranks) by the same rule.
 source "$FTI_SOURCE_DIR/test/tools/common.bash"
 N=8
 
@@ -79,4 +80,17 @@ got=$(cd "$T"/global/* && find . -name 'l4-s0-rank*.fti' | sort | tr '\n' ' ')
   fail "heads: global files '$got'"
 rm -rf "$T"/nodes/*
 "$MPIEXEC" -n 8 -bind-to none "$P" "$T/c.fti" check 64 $KIB | grep -q PASS || fail "heads: restart"
+# fti-ckpt import: FTI 1.6's L4 files of 4 ranks land in the fan-out, and
+# read16 restores them (test/fti16).
+READ="$FTI_BUILD_DIR/test/fti16/fti16_read16" D="$T/import"
+[ -x "$READ" ] || fail "fti16_read16 is not built"
+mkdir -p "$D" && cp -a "$FTI_SOURCE_DIR/test/fti16/data/l4posix" "$D/fti16"
+printf '[basic]\nhead = 0\nnode_size = 2\nckpt_dir = %s/local\nglbl_dir = %s/global\nmeta_dir = %s/meta\nckpt_io = 1\nkeep_last_ckpt = 1\n[restart]\nexec_id = imp\n[advanced]\nlocal_test = 1\nl4_files_per_dir = 2\n' \
+  "$D" "$D" "$D" > "$D/config.fti"
+expect_rc 0 "$CKPT" import "$D/config.fti" --from "$D/fti16/config.fti"
+got=$(cd "$D/global/imp" && find . -type f ! -name lock | sort | tr '\n' ' ')
+[ "$got" = "./l4-ranks2-3/l4-s0-rank2.fti ./l4-ranks2-3/l4-s0-rank3.fti ./l4-s0-rank0.fti ./l4-s0-rank1.fti " ] ||
+  fail "import: global files '$got'"
+timeout 240 "$MPIEXEC" -n 4 -bind-to none "$READ" "$D/config.fti" > "$T/out" 2>&1 || { cat "$T/out"; fail "import: restart"; }
+[ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/out")" -eq 4 ] || { cat "$T/out"; fail "import: restored bytes"; }
 pass "L4 fan-out (l4_files_per_dir)"
