@@ -8,7 +8,8 @@
 # verify and show find them, FTI_Finalize's cleanup removes them and the
 # folders, and ckpt_io = 2 keeps its one shared file. With heads (head = 1,
 # 4 nodes of a head and a rank) the heads write the ranks' files there too,
-# and fti-ckpt import places FTI 1.6's checkpoint (4 ranks) by the same rule.
+# fti-ckpt import places FTI 1.6's checkpoint (4 ranks) by the same rule,
+# and so do HDF5 checkpoints (ckpt_io = 5, in builds with HDF5).
 source "$FTI_SOURCE_DIR/test/tools/common.bash"
 N=8
 
@@ -93,4 +94,18 @@ got=$(cd "$D/global/imp" && find . -type f ! -name lock | sort | tr '\n' ' ')
   fail "import: global files '$got'"
 timeout 240 "$MPIEXEC" -n 4 -bind-to none "$READ" "$D/config.fti" > "$T/out" 2>&1 || { cat "$T/out"; fail "import: restart"; }
 [ "$(grep -c '^read16: rank [0-3]: all 1049 bytes right$' "$T/out")" -eq 4 ] || { cat "$T/out"; fail "import: restored bytes"; }
+# ckpt_io = 5: the ranks' HDF5 files fan out alike (builds without HDF5 refuse the config).
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+write_config "$T/c.fti" group_size=4 ckpt_io=5 advanced.l4_files_per_dir=2
+if run_nodes $N 1 "$P" "$T/c.fti" write 65 4 $KIB > "$T/out" 2>&1; then
+  got=$(cd "$T"/global/* && find . -name '*.h5' | sort | tr '\n' ' ')
+  want="./l4-ranks2-3/l4-s0-rank2.h5 ./l4-ranks2-3/l4-s0-rank3.h5 ./l4-ranks4-5/l4-s0-rank4.h5"
+  want="$want ./l4-ranks4-5/l4-s0-rank5.h5 ./l4-ranks6-7/l4-s0-rank6.h5 ./l4-ranks6-7/l4-s0-rank7.h5"
+  [ "$got" = "$want ./l4-s0-rank0.h5 ./l4-s0-rank1.h5 " ] || fail "hdf5: global files '$got'"
+  rm -rf "$T"/nodes/*
+  run_nodes $N 1 "$P" "$T/c.fti" check 65 $KIB | grep -q PASS || fail "hdf5: restart"
+  echo "ok: ckpt_io=5"
+else
+  grep -q "ckpt_io = 5 (HDF5) is not supported by this build" "$T/out" || { cat "$T/out"; fail "hdf5: L4 checkpoint"; }
+fi
 pass "L4 fan-out (l4_files_per_dir)"
