@@ -20,6 +20,13 @@
  * their ratios are to that paired ceiling.
  * The load average is printed at the start and the end: under load the
  * times mean little. Prints one JSON line per size, then a table.
+ *
+ *   mpiexec -n 4 -bind-to none bench_levels DIR MIB rss:L   (bench/levels-rss.sh)
+ *
+ * Peak memory of level L alone (ru_maxrss only grows, so one level per
+ * process): the protected data written, then two checkpoints at L (both
+ * slots, as in a run), and one JSON line with the largest peak RSS over the
+ * ranks before the first checkpoint and after the last, and its growth.
  */
 #include <fti.h>
 #include <mpi.h>
@@ -28,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -397,6 +405,43 @@ static void run_size(const char *base, int mib, int reps, const char *load0)
         bench_rmtree(dir);
 }
 
+/* ---- peak memory of one level ------------------------------------------------ */
+
+/* This process's peak resident set so far, MiB, largest over the ranks. */
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mine = (double)ru.ru_maxrss / 1024.0, all = 0; /* ru_maxrss: KiB on Linux */
+    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+static void run_rss(const char *base, int mib, int level)
+{
+    size_t len = (size_t)mib << 20;
+    char dir[4096], cfg[4200];
+    bench_mkdtemp(base, "fti-bench-rss-", dir, sizeof dir, MPI_COMM_WORLD);
+    char *data = bench_alloc(len, 1 + (unsigned)rank);
+    snprintf(cfg, sizeof cfg, "%s/bench.fti", dir);
+    write_config(cfg, dir, 1, 8192, 0);
+    FTI_Init(cfg, MPI_COMM_WORLD);
+    FTI_Protect(0, data, (int64_t)len, FTI_CHAR);
+    double before = peak_rss_mib();
+    double t1 = checkpoint_time(level, 1), t2 = checkpoint_time(level, 2);
+    double after = peak_rss_mib();
+    FTI_Finalize();
+    if (rank == 0)
+        printf("{\"bench\":\"levels_rss\",\"dir\":\"%s\",\"ranks\":%d,\"mib_per_rank\":%d,"
+               "\"level\":%d,\"peak_rss_mib_before\":%.1f,\"peak_rss_mib\":%.1f,"
+               "\"growth_mib\":%.1f,\"first_s\":%.3f,\"second_s\":%.3f}\n",
+               base, nranks, mib, level, before, after, after - before, t1, t2);
+    free(data);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        bench_rmtree(dir);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -408,6 +453,11 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("load average at start: %s\n", load0);
     const char *base = argc > 1 ? argv[1] : "/dev/shm";
+    if (argc > 3 && strncmp(argv[3], "rss:", 4) == 0) {
+        run_rss(base, atoi(argv[2]), atoi(argv[3] + 4));
+        MPI_Finalize();
+        return 0;
+    }
     char sizes[256];
     snprintf(sizes, sizeof sizes, "%s", argc > 2 ? argv[2] : "64");
     int reps = argc > 3 ? atoi(argv[3]) : 3;

@@ -17,7 +17,7 @@ set(FTI_FEATURE_LABELS mpiio heads config staging watchdog)
 set(FTI_LABEL_mpiio
   test_l4_shared mpi_l4_store
   mpi_async_staging mpi_l1_two_jobs mpi_l4_archive mpi_l4_async mpi_l4_big mpi_l4_corrupt
-  mpi_l4_direct mpi_l4_faults mpi_l4_inplace_tamper mpi_l4_recover mpi_l4_recover_ns
+  mpi_l4_direct mpi_l4_fanout mpi_l4_faults mpi_l4_inplace_tamper mpi_l4_recover mpi_l4_recover_ns
   tools_l4 tools_names
   conformance_ckpt_id_mismatch conformance_sem_head_l4_copy conformance_sem_inplace
   conformance_sem_keep_last
@@ -26,7 +26,7 @@ set(FTI_LABEL_mpiio
   fault_heatdis_l4-mpiio-truncate-global)
 
 set(FTI_LABEL_heads
-  mpi_async_crash mpi_head_async mpi_l4_async
+  mpi_async_crash mpi_head_async mpi_l4_async mpi_l4_fanout
   conformance_ckpt_id_mismatch conformance_config_init_errors conformance_heads_world
   conformance_sem_head_endw
   conformance_fti16_import

@@ -89,9 +89,26 @@ static uint64_t new_nonce(void)
     return n != 0 ? n : 1;
 }
 
+/* The fan-out's folders of ranks [0, n) (layout.h), synced, or removed
+ * (if empty) when `drop`: a refused import leaves no folder behind. */
+static int fanout_dirs(const fti_layout *l, int n, int drop)
+{
+    int rc = 0;
+    for (int i = l->l4_files_per_dir; l->l4_files_per_dir > 0 && i < n; i += l->l4_files_per_dir) {
+        char dir[FTI_PATH_MAX];
+        fti_path_fanout_dir(l, dir, l->global, i);
+        if (drop)
+            rmdir(dir);
+        else if (fti_fsync_dir(dir) != 0)
+            rc = -1;
+    }
+    return rc;
+}
+
 /* Writes every rank's file under a temporary name, then renames them into
  * place; on a failure the temporary files are removed. */
-static int write_files(const fti16_ckpt *c, const fti_layout *l, fti_commit *cm)
+static int write_files(const fti16_ckpt *c, const fti_layout *l, const fti_config *cfg,
+                       fti_commit *cm)
 {
     char(*tmp)[FTI_PATH_MAX] = calloc((size_t)c->nranks, sizeof *tmp);
     if (tmp == NULL)
@@ -102,6 +119,11 @@ static int write_files(const fti16_ckpt *c, const fti_layout *l, fti_commit *cm)
         uint64_t bytes = 0;
         fti_path_global(l, path, cm->slot, done);
         fti_path_temp(tmp[done], path, "import");
+        if (fti_layout_create_fanout(l, cfg, done) != FTI_E_OK) {
+            ckpt_error("%s", fti_last_error());
+            rc = -1;
+            break;
+        }
         rc = write_rank(c, done, cm, l->exec_id, tmp[done], &bytes);
         cm->bytes += bytes;
     }
@@ -116,7 +138,11 @@ static int write_files(const fti16_ckpt *c, const fti_layout *l, fti_commit *cm)
         }
     }
     free(tmp);
-    return rc == 0 && fti_fsync_dir(l->global) == 0 ? 0 : -1;
+    if (rc == 0 && (fanout_dirs(l, c->nranks, 0) != 0 || fti_fsync_dir(l->global) != 0))
+        rc = -1;
+    if (rc != 0)
+        fanout_dirs(l, c->nranks, 1);
+    return rc;
 }
 
 static void report(const fti16_ckpt *c, const fti_commit *cm, const ckpt_opts *o,
@@ -164,7 +190,7 @@ int ckpt_cmd_import(const ckpt_opts *o)
     fti_commit cm = {.valid = 1, .level = 4, .slot = 0, .nranks = c.nranks, .seq = 1,
                      .id = c.id, .time = (double)time(NULL), .codec = 0,
                      .io = fti_l4_kinds[FTI_L4K_POSIX].io, .nonce = new_nonce()};
-    if (write_files(&c, &l, &cm) != 0)
+    if (write_files(&c, &l, &cfg, &cm) != 0)
         goto out;
     memset(&m, 0, sizeof m);
     fti_meta_record(&m, &cm, 0);

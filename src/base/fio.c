@@ -224,11 +224,15 @@ int fti_copy_file(const char *src, const char *dst)
     return rc;
 }
 
-const void *fti_map_in_memory(int fd, uint64_t size)
+int fti_in_memory_fs(int fd)
 {
     struct statfs fs;
-    if (size == 0 || size > SIZE_MAX || fstatfs(fd, &fs) != 0 ||
-        (fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC))
+    return fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+const void *fti_map_in_memory(int fd, uint64_t size)
+{
+    if (size == 0 || size > SIZE_MAX || !fti_in_memory_fs(fd))
         return NULL;
     void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
     return p == MAP_FAILED ? NULL : p;

@@ -55,6 +55,10 @@ int fti_read_small(const char *path, char **out, size_t *n);
 /* Copies a file with fsync into a new file (fti_open_new); 0 or -1 (errno). */
 int fti_copy_file(const char *src, const char *dst);
 
+/* 1 when fd's file lives in memory (tmpfs, ramfs): its pages can be sent
+ * or read where they are, no copy needed. */
+int fti_in_memory_fs(int fd);
+
 /* The first `size` bytes of fd mapped read-only, only when the file is in
  * memory (tmpfs, ramfs): there its bytes are used where they lie, and no
  * device is behind the pages, so no I/O error can arrive as SIGBUS. NULL

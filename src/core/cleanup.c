@@ -101,8 +101,27 @@ void fti_prune_node_lower(fti_ctx *ctx, const fti_commit *c)
         remove_where(ctx->dirs.local, below_level, (const int[2]){rule[0], 0});
 }
 
+/* The L4 fan-out's folders of dir (layout.h fti_path_fanout_dir): their
+ * checkpoint files, then the folders, where nothing else is left. */
+static void remove_fanout(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    char path[FTI_PATH_MAX + 256];
+    for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
+        if (!fti_name_fanout_dir(ent->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        remove_where(path, any_ckpt_file, NULL);
+        rmdir(path);
+    }
+    closedir(d);
+}
+
 void fti_remove_ckpt_files(const char *dir)
 {
+    remove_fanout(dir);
     remove_where(dir, any_ckpt_file, NULL);
     rmdir(dir); /* only succeeds when nothing else is left */
 }

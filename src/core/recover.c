@@ -221,6 +221,12 @@ static int list_ours(const char *dir, int rank, char *list, size_t cap, int *sho
     for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
         const char *nm = ent->d_name;
         int owner;
+        if (fti_name_fanout_dir(nm)) { /* the L4 fan-out's folders, one level down */
+            char sub[FTI_PATH_MAX + 256];
+            snprintf(sub, sizeof sub, "%s/%s", dir, nm);
+            count += list_ours(sub, rank, list, cap, shown);
+            continue;
+        }
         if (!fti_name_ckpt(nm, &owner) || (rank >= 0 && owner != rank))
             continue;
         count++;

@@ -93,6 +93,7 @@ static const key_spec known_keys[] = {
     INTK("advanced", "local_test", local_test, 0, 1),
     INTK("advanced", "group_shared_dirs", group_shared_dirs, 0, 1), /* (ours) */
     INTK("advanced", "dcp_dirty_tracking", dcp_dirty_tracking, 0, 1), /* (ours), default 0 */
+    INTK("advanced", "l4_files_per_dir", l4_files_per_dir, 0, INT_MAX), /* (ours) */
     /* FTI's [advanced] keys: sizes in FTI's units, tags, fast_forward */
     {"advanced", "transfer_size", K_SIZE, OFF(transfer_size), 1, 1024, 1 << 20},
     {"advanced", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
@@ -153,6 +154,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->l4_local_copy = -1; /* not given: as FTI (check_consistency) */
     cfg->l4_codec = FTI_CODEC_NONE;
     cfg->device_backends = FTI_DEVICES_AUTO;
+    cfg->l4_files_per_dir = FTI_L4_FILES_PER_DIR;
     cfg->block_size = 8 << 20; /* FTI's L3 chunk, only reported: our L3 sizes its own messages */
     cfg->mpi_tag = 2612;
     cfg->ckpt_tag = 711; /* FTI's defaults, reported by FTI_GetConfig */

@@ -38,6 +38,11 @@ typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF, FTI_DEVICES_CUDA } fti_dev
  * verify says "removed", not "missing"). */
 #define FTI_L4_LOCAL_KEPT(cfg) ((cfg)->l4_local_copy == 1)
 
+/* [advanced] l4_files_per_dir's default: at most this many rank files in
+ * one L4 folder per checkpoint; jobs of up to this many ranks keep FTI's
+ * flat layout. */
+#define FTI_L4_FILES_PER_DIR 1024
+
 typedef struct fti_config {
     char file[FTI_PATH_MAX]; /* the config file as given */
 
@@ -98,6 +103,7 @@ typedef struct fti_config {
     int mpi_tag;        /* also FTI's general_tag */
     int local_test;
     int group_shared_dirs; /* (ours) the job's existing folders may be its group's (safe_fs.h) */
+    int l4_files_per_dir;  /* (ours) the L4 fan-out (layout.h fti_path_fanout_dir); 0: flat */
     int ckpt_tag, stage_tag, final_tag; /* FTI's; read and reported, our tags derive from mpi_tag */
     int fast_forward;   /* FTI's: FTI_Snapshot's time intervals are divided by it */
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fio.h"
 #include "base/integrity.h"
@@ -36,6 +37,7 @@ fti_err fti_layout_init(fti_layout *l, const fti_config *cfg)
     fmt_path(l->global, "%s/%s", cfg->glbl_dir, l->exec_id);
     fmt_path(l->meta, "%s/%s", cfg->meta_dir, l->exec_id);
     fmt_path(l->commit, "%s/commit", l->meta);
+    l->l4_files_per_dir = cfg->l4_files_per_dir;
     return FTI_E_OK;
 }
 
@@ -101,14 +103,43 @@ void fti_path_parity_rebuilt(const fti_layout *l, char *out, int slot, int rank)
     fmt_path(out, "%s/l3-s%d-parity-rank%d.rebuilt.fti", l->local, slot, rank);
 }
 
+void fti_path_fanout_dir(const fti_layout *l, char *out, const char *base, int rank)
+{
+    int n = l->l4_files_per_dir;
+    if (n <= 0 || rank < n) {
+        fmt_path(out, "%s", base);
+        return;
+    }
+    long long first = rank - rank % n; /* long long: A + N - 1 may pass INT_MAX */
+    fmt_path(out, "%s/l4-ranks%lld-%lld", base, first, first + n - 1);
+}
+
+fti_err fti_layout_create_fanout(const fti_layout *l, const fti_config *cfg, int rank)
+{
+    char dir[FTI_PATH_MAX];
+    fti_path_fanout_dir(l, dir, l->global, rank);
+    struct stat st;
+    if (strcmp(dir, l->global) == 0 || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+        return FTI_E_OK; /* the folder's checks were made when it was created */
+    fti_err e = make_dir(l->global, dir, cfg, "glbl_dir");
+    if (e == FTI_E_OK && fti_fsync_dir(l->global) != 0)
+        e = fti_fail(FTI_E_IO, "cannot sync the directory %s: %s", l->global,
+                     fti_fs_strerror(errno));
+    return e;
+}
+
 void fti_path_global(const fti_layout *l, char *out, int slot, int rank)
 {
-    fmt_path(out, "%s/l4-s%d-rank%d.fti", l->global, slot, rank);
+    char dir[FTI_PATH_MAX];
+    fti_path_fanout_dir(l, dir, l->global, rank);
+    fmt_path(out, "%s/l4-s%d-rank%d.fti", dir, slot, rank);
 }
 
 void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank)
 {
-    fmt_path(out, "%s/l4-s%d-rank%d.h5", l->global, slot, rank);
+    char dir[FTI_PATH_MAX];
+    fti_path_fanout_dir(l, dir, l->global, rank);
+    fmt_path(out, "%s/l4-s%d-rank%d.h5", dir, slot, rank);
 }
 
 void fti_path_global_h5single(const fti_layout *l, char *out, int slot)
@@ -121,17 +152,21 @@ void fti_path_global_shared(const fti_layout *l, char *out, int slot)
     fmt_path(out, "%s/l4-s%d-shared.fti", l->global, slot);
 }
 
-void fti_path_archive_dir(const fti_layout *l, char *out)
+void fti_path_archive_dir(const fti_layout *l, char *out, int rank)
 {
-    fmt_path(out, "%s/l4_archive", l->global);
+    char top[FTI_PATH_MAX];
+    fmt_path(top, "%s/l4_archive", l->global);
+    fti_path_fanout_dir(l, out, top, rank < 0 ? 0 : rank);
 }
 
 void fti_path_archive(const fti_layout *l, char *out, long long id, int rank)
 {
+    char dir[FTI_PATH_MAX];
+    fti_path_archive_dir(l, dir, rank);
     if (rank < 0)
-        fmt_path(out, "%s/l4_archive/Ckpt%lld-mpiio.fti", l->global, id);
+        fmt_path(out, "%s/Ckpt%lld-mpiio.fti", dir, id);
     else
-        fmt_path(out, "%s/l4_archive/Ckpt%lld-Rank%d.fti", l->global, id, rank);
+        fmt_path(out, "%s/Ckpt%lld-Rank%d.fti", dir, id, rank);
 }
 
 void fti_path_dcp_layer(char *out, const char *dir, int rank, uint64_t seq)
@@ -235,6 +270,16 @@ static fti_name_kind take_dcp(const char *p, fti_name_info *n)
     return FTI_NAME_DCP;
 }
 
+/* After "l4-ranks": <A>-<B>, a fan-out folder (fti_path_fanout_dir). */
+static fti_name_kind take_fanout(const char *p, fti_name_info *n)
+{
+    uint64_t last;
+    if (n->level != 4 || !take_int(&p, &n->rank) || !take_word(&p, "-") ||
+        !take_num(&p, &last) || *p != '\0' || last < (uint64_t)n->rank)
+        return FTI_NAME_NONE;
+    return FTI_NAME_FANOUT;
+}
+
 int fti_name_parse(const char *name, fti_name_info *n)
 {
     memset(n, 0, sizeof *n);
@@ -246,7 +291,9 @@ int fti_name_parse(const char *name, fti_name_info *n)
     else if (take_word(&p, "l") && *p >= '1' && *p <= '4' && p[1] == '-') {
         n->level = *p - '0';
         p += 2;
-        if (take_word(&p, "dcp-"))
+        if (take_word(&p, "ranks"))
+            k = take_fanout(p, n);
+        else if (take_word(&p, "dcp-"))
             k = take_dcp(p, n);
         else if (take_word(&p, "s") && take_int(&p, &n->slot) && take_word(&p, "-"))
             k = take_owner(p, n);
@@ -262,7 +309,7 @@ int fti_name_parse(const char *name, fti_name_info *n)
 const char *fti_name_kind_str(fti_name_kind kind)
 {
     static const char *const words[] = {"none", "rank",     "partner", "parity", "shared",
-                                        "h5",   "h5single", "dcp",     "commit"};
+                                        "h5",   "h5single", "dcp",     "commit", "fanout"};
     return (unsigned)kind < sizeof words / sizeof words[0] ? words[kind] : "none";
 }
 
@@ -270,11 +317,17 @@ int fti_name_ckpt(const char *name, int *rank)
 {
     fti_name_info n;
     *rank = -1;
-    if (!fti_name_parse(name, &n) || n.level < 1)
+    if (!fti_name_parse(name, &n) || n.level < 1 || n.kind == FTI_NAME_FANOUT)
         return 0;
     if (n.kind != FTI_NAME_DCP) /* a layer is kept apart, by fti_name_dcp_layer */
         *rank = n.rank;
     return n.level;
+}
+
+int fti_name_fanout_dir(const char *name)
+{
+    fti_name_info n;
+    return fti_name_parse(name, &n) && n.kind == FTI_NAME_FANOUT;
 }
 
 int fti_name_dcp_layer(const char *name, int rank, uint64_t *seq, int *tmp)

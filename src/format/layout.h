@@ -21,6 +21,7 @@ typedef struct fti_layout {
     char global[FTI_PATH_MAX];
     char meta[FTI_PATH_MAX];
     char commit[FTI_PATH_MAX];
+    int l4_files_per_dir; /* [advanced] l4_files_per_dir: the L4 fan-out, 0: flat */
 } fti_layout;
 
 /* Fills the paths; exec_id is [restart] exec_id or derived from the config
@@ -54,15 +55,27 @@ void fti_path_parity(const fti_layout *l, char *out, int slot, int rank);
 /* Where recovery re-creates a lost parity file, under the same rule as
  * fti_path_rebuilt: adopted with the checkpoint, removed when refused. */
 void fti_path_parity_rebuilt(const fti_layout *l, char *out, int slot, int rank);
+/* The L4 fan-out ([advanced] l4_files_per_dir = N > 0): rank r < N keeps its
+ * L4 files in the job's global folder, as before the key existed; rank
+ * r >= N in <global>/l4-ranks<A>-<B>/ with A = r - r % N, B = A + N - 1.
+ * So no folder gets more than N rank files per checkpoint and a job of N
+ * ranks or fewer keeps the flat layout. The one rule for the library,
+ * fti-ckpt and the import; `base` is the global folder or the archive's.
+ * N = 0: every rank in `base`. */
+void fti_path_fanout_dir(const fti_layout *l, char *out, const char *base, int rank);
+/* Creates rank's L4 folder below the global folder (fti_job_mkdirs rules)
+ * and syncs the global folder when the folder is new; errors name the key. */
+fti_err fti_layout_create_fanout(const fti_layout *l, const fti_config *cfg, int rank);
 void fti_path_global(const fti_layout *l, char *out, int slot, int rank);
 void fti_path_global_h5(const fti_layout *l, char *out, int slot, int rank); /* ckpt_io = 5 */
 void fti_path_global_h5single(const fti_layout *l, char *out, int slot); /* FTI_L4_H5_SINGLE */
 void fti_path_global_shared(const fti_layout *l, char *out, int slot);
 /* keep_l4_ckpt: FTI's archive, <global>/l4_archive/Ckpt<id>-Rank<r>.fti
- * (r: application rank), or Ckpt<id>-mpiio.fti for the shared file of
+ * (r: application rank; in the fan-out's folder of r below l4_archive,
+ * fti_path_fanout_dir), or Ckpt<id>-mpiio.fti for the shared file of
  * ckpt_io = 2 (rank < 0). A checkpoint id used twice keeps the newest, as
- * in FTI. */
-void fti_path_archive_dir(const fti_layout *l, char *out);
+ * in FTI. The folder of rank's archived files (rank < 0: l4_archive). */
+void fti_path_archive_dir(const fti_layout *l, char *out, int rank);
 void fti_path_archive(const fti_layout *l, char *out, long long id, int rank);
 
 /* dCP: rank's layer `seq` in directory dir, <dir>/l4-dcp-rank<R>-<seq>.fti. */
@@ -86,6 +99,7 @@ typedef enum fti_name_kind {
     FTI_NAME_H5SINGLE, /* l4-s<S>-single.h5 (FTI_L4_H5_SINGLE) */
     FTI_NAME_DCP,      /* l4-dcp-rank<R>-<seq>.fti */
     FTI_NAME_COMMIT,   /* commit, the commit record */
+    FTI_NAME_FANOUT,   /* l4-ranks<A>-<B>: a folder of the L4 fan-out (rank = A) */
 } fti_name_kind;
 
 typedef struct fti_name_info {
@@ -103,6 +117,9 @@ int fti_name_parse(const char *name, fti_name_info *n);
 
 /* "rank", "partner", ...: the kind's word in fti-ckpt names' output. */
 const char *fti_name_kind_str(fti_name_kind kind);
+
+/* A folder of the L4 fan-out, l4-ranks<A>-<B>: 1, else 0. */
+int fti_name_fanout_dir(const char *name);
 
 /* A checkpoint file of this library, l<L>-...(.fti|.h5) with level L 1-4:
  * returns L and sets *rank to R when it is rank R's (a partner copy names

@@ -27,8 +27,11 @@
 
 size_t fti_l3_message(int G, uint64_t smax)
 {
-    size_t cap = 32 * MIB / (size_t)G;
-    cap = cap < MIB ? MIB : cap > 8 * MIB ? 8 * MIB : cap;
+    /* Two gathers in flight of G pieces each: 32 MiB in all at any G (it
+     * was 32 MiB per gather, 1 MiB pieces at least: 64 MiB at G = 4, more
+     * at G = 32, in every rank's RSS). */
+    size_t cap = (16 * MIB / (size_t)G) & ~(size_t)4095;
+    cap = cap < MIN_MESSAGE ? MIN_MESSAGE : cap > 4 * MIB ? 4 * MIB : cap;
     /* small files still make a few messages, so something overlaps */
     uint64_t quarter = (smax / 4 + 4095) & ~(uint64_t)4095;
     size_t m = quarter < cap ? (size_t)quarter : cap;

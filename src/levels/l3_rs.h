@@ -31,9 +31,9 @@ typedef struct fti_l3_job {
 } fti_l3_job;
 
 /* Bytes each member sends per message for files of at most smax bytes in a
- * group of G: up to 8 MiB (MPI's bandwidth regime), the gathered buffers
- * near 32 MiB, and at least 4 messages per file down to 256 KiB messages;
- * a multiple of 4096. */
+ * group of G: up to 4 MiB (MPI's bandwidth regime), each of the two
+ * gathered buffers at most 16 MiB, and at least 4 messages per file down
+ * to 256 KiB messages; a multiple of 4096. */
 size_t fti_l3_message(int G, uint64_t smax);
 
 /* Collective over j->r: computes this member's parity chunk of the group's

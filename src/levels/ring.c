@@ -58,13 +58,15 @@ int fti_read_padded(int fd, uint64_t file_size, void *buf, size_t len, uint64_t 
 }
 
 /* One side of the exchange: an open file, its size, and a pair of buffers
- * (or, for a sender on a memory file system, the file mapped). */
+ * (or, for a sender on a memory file system, a pair of windows mapped onto
+ * the file's pages, one per message in flight). */
 typedef struct side {
     int fd;
     uint64_t size, nchunks;
     char *buf[2];
-    const char *map;  /* the file's pages, sent from directly; NULL: read into buf */
-    uint64_t map_len;
+    int mapped;            /* sender: the file is in memory, sent from its own pages */
+    void *win[2];          /* the mapping of message k & 1, page-aligned; NULL: none */
+    size_t win_len[2];
     MPI_Request req[2];
     int err; /* first errno seen */
     fti_file_stream *check; /* receiving side: verifies the bytes as they are stored */
@@ -76,13 +78,48 @@ static size_t piece(const side *s, size_t chunk, uint64_t k)
     return (size_t)(s->size - off < chunk ? s->size - off : chunk);
 }
 
+/* Message k's bytes in the sender's slot k & 1: mapped from the file (a
+ * window of the message, unmapped once sent, so the resident pages stay two
+ * messages whatever the file's size: a whole-file map counted the file in
+ * every rank's RSS) or read into the buffer. NULL on an error. */
+static const char *send_bytes(side *s, size_t chunk, uint64_t k)
+{
+    size_t n = piece(s, chunk, k);
+    uint64_t off = k * chunk, page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t start = off - off % page;
+    if (s->mapped) {
+        void *p = mmap(NULL, (size_t)(off - start) + n, PROT_READ, MAP_SHARED | MAP_POPULATE,
+                       s->fd, (off_t)start);
+        if (p == MAP_FAILED)
+            return NULL;
+        s->win[k & 1] = p;
+        s->win_len[k & 1] = (size_t)(off - start) + n;
+        return (const char *)p + (off - start);
+    }
+    return fti_pread_full(s->fd, s->buf[k & 1], n, (off_t)off) == 0 ? s->buf[k & 1] : NULL;
+}
+
+/* Message k & 1 of the sender has left: its window goes. */
+static void sent(side *s, uint64_t k)
+{
+    if (s->win[k & 1] != NULL)
+        munmap(s->win[k & 1], s->win_len[k & 1]);
+    s->win[k & 1] = NULL;
+}
+
 static void post_send(side *s, const fti_ring *r, int to, size_t chunk, uint64_t k)
 {
     size_t n = piece(s, chunk, k);
-    const char *b = s->map ? s->map + k * chunk : s->buf[k & 1];
-    if (s->map == NULL && s->err == 0 &&
-        fti_pread_full(s->fd, s->buf[k & 1], n, (off_t)(k * chunk)) != 0)
-        s->err = errno ? errno : EIO;
+    const char *b = s->err == 0 ? send_bytes(s, chunk, k) : NULL;
+    if (b == NULL) { /* the peer still gets its message (bytes it will not keep) */
+        if (s->err == 0)
+            s->err = errno ? errno : EIO;
+        if (s->buf[k & 1] == NULL)
+            s->buf[k & 1] = fti_io_alloc(chunk);
+        b = s->buf[k & 1];
+        if (b == NULL) /* no memory either: a shorter message (MPI allows it); the */
+            n = 0;      /* sender's error fails the level all the same */
+    }
     MPI_Isend(b, (int)n, MPI_BYTE, to, r->tag, r->comm, &s->req[k & 1]);
 }
 
@@ -120,11 +157,11 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
             mysize = (uint64_t)st.st_size;
         /* A file in memory is sent from its own pages: that skips a copy of
          * every byte into the buffers (about a quarter of the CPU time of an
-         * L2 checkpoint, measured at 4 x 512 MiB). Receiving into a mapped
-         * file measured no better: not done. */
-        if (!snd->err && (snd->map = fti_map_in_memory(snd->fd, mysize)) != NULL)
-            snd->map_len = mysize;
-        if (!snd->err && snd->map == NULL) {
+         * L2 checkpoint, measured at 4 x 512 MiB), one window per message.
+         * Receiving into a mapped file measured no better: not done. */
+        if (!snd->err)
+            snd->mapped = fti_in_memory_fs(snd->fd);
+        if (!snd->err && !snd->mapped) {
             snd->buf[0] = fti_io_alloc(chunk);
             snd->buf[1] = fti_io_alloc(chunk);
             if (!snd->buf[0] || !snd->buf[1])
@@ -160,8 +197,8 @@ static fti_err finish(side *snd, const char *send_path, side *rcv, const char *r
     if (rcv->fd >= 0 && rcv->err == 0 &&
         (ftruncate(rcv->fd, (off_t)rcv->size) != 0 || fti_fsync(rcv->fd) != 0))
         rcv->err = errno;
-    if (snd->map != NULL)
-        munmap((void *)snd->map, (size_t)snd->map_len);
+    sent(snd, 0);
+    sent(snd, 1);
     if (snd->fd >= 0)
         close(snd->fd);
     if (rcv->fd >= 0)
@@ -183,6 +220,8 @@ fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int 
                                   const char *recv_path, int from, size_t chunk,
                                   fti_file_stream *check)
 {
+    if (chunk > FTI_RING_MESSAGE_MAX) /* both peers cap alike: same config, same rule */
+        chunk = FTI_RING_MESSAGE_MAX;
     side snd = {0}, rcv = {.check = check};
     snd.req[0] = snd.req[1] = rcv.req[0] = rcv.req[1] = MPI_REQUEST_NULL;
     open_sides(r, &snd, send_path, to, &rcv, recv_path, from, chunk);
@@ -196,6 +235,7 @@ fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int 
     for (uint64_t k = 0; k < n; k++) {
         MPI_Wait(&rcv.req[k & 1], MPI_STATUS_IGNORE);
         MPI_Wait(&snd.req[k & 1], MPI_STATUS_IGNORE);
+        sent(&snd, k);
         if (k + 1 < rcv.nchunks)
             post_recv(&rcv, r, from, chunk, k + 1);
         if (k + 1 < snd.nchunks)

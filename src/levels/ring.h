@@ -29,10 +29,16 @@ void fti_ring_of(const fti_ctx *ctx, fti_ring *ring);
  * ranks at position `pos` of each node. */
 void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring);
 
+/* The largest message of fti_ring_transfer: a transfer holds four in
+ * memory (two sent, two received), so its peak memory is 32 MiB whatever
+ * the file size or transfer_size. */
+#define FTI_RING_MESSAGE_MAX ((size_t)8 << 20)
+
 /* Collective over the ring, pairwise: sends the file send_path to member
  * `to` while receiving a file from member `from` into recv_path (created
  * 0600, overwritten in place, truncated to size, fsync'd). Either side may be
- * absent (NULL path and MPI_PROC_NULL). Chunks of `chunk` bytes: the read of
+ * absent (NULL path and MPI_PROC_NULL). Chunks of `chunk` bytes (at most
+ * FTI_RING_MESSAGE_MAX): the read of
  * chunk i+1 and the write of chunk i overlap the transfer. A local I/O error
  * never stops the exchange (the peer would wait forever): it is reported
  * after the whole protocol ran. Returns this rank's result. */

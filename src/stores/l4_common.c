@@ -168,7 +168,7 @@ fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_comm
 void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)
 {
     char dir[FTI_PATH_MAX], dst[FTI_PATH_MAX];
-    fti_path_archive_dir(&ctx->dirs, dir);
+    fti_path_archive_dir(&ctx->dirs, dir, rank);
     fti_path_archive(&ctx->dirs, dst, (long long)id, rank);
     char why[FTI_PATH_MAX + 512];
     if (fti_job_mkdirs(ctx->dirs.global, dir, ctx->cfg.group_shared_dirs, why, sizeof why) != 0) {

@@ -37,8 +37,10 @@ static fti_err publish(const fti_ctx *ctx, const fti_commit *c, int rank, const 
         unlink(tmp);
         return e;
     }
-    if (fti_fsync_dir(ctx->dirs.global) != 0)
-        return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who, ctx->dirs.global,
+    char dir[FTI_PATH_MAX];
+    fti_path_fanout_dir(&ctx->dirs, dir, ctx->dirs.global, rank);
+    if (fti_fsync_dir(dir) != 0)
+        return fti_fail(FTI_E_IO, "%s: cannot sync the directory %s: %s", who, dir,
                         fti_fs_strerror(errno));
     fti_fault_wrote(FTI_PHASE_L4_FLUSH, global, 0, 0);
     if (ctx->cfg.keep_l4_ckpt)
@@ -55,9 +57,12 @@ static fti_err post_rank(fti_ctx *ctx, const fti_commit *c, int rank)
     fti_path_local(&ctx->dirs, local, 4, c->slot, rank);
     fti_path_global(&ctx->dirs, global, c->slot, rank);
     fti_path_temp(tmp, global, "tmp");
+    fti_err e = fti_layout_create_fanout(&ctx->dirs, &ctx->cfg, rank);
+    if (e != FTI_E_OK)
+        return e;
     fti_l4_reuse_old(global, tmp);
     uint64_t size = 0;
-    fti_err e = fti_l4_pack(ctx, c, who.s, local, tmp, &size);
+    e = fti_l4_pack(ctx, c, who.s, local, tmp, &size);
     if (e != FTI_E_OK) {
         unlink(tmp);
         return e;
@@ -89,8 +94,10 @@ static fti_err write_direct(fti_ctx *ctx, const fti_commit *c, fti_file_header *
     char global[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_global(&ctx->dirs, global, c->slot, ctx->topo.app_rank);
     fti_path_temp(tmp, global, "tmp");
+    fti_err e = fti_layout_create_fanout(&ctx->dirs, &ctx->cfg, ctx->topo.app_rank);
+    if (e != FTI_E_OK)
+        return e;
     fti_l4_reuse_old(global, tmp);
-    fti_err e;
     if (c->codec == FTI_CODEC_NONE) { /* the checkpoint file itself, hashed as it is written */
         fti_expect_data_header(hdr, c, ctx->topo.app_rank, ctx->dirs.exec_id);
         e = fti_file_write_sets(tmp, &ctx->reg, hdr, (size_t)ctx->cfg.gpu_host_bufsize,

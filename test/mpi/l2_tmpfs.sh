@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# L2 with local storage on a memory file system: there the sender maps its
-# file and sends from its pages (ring.c). Several chunks and a short last one
-# (transfer_size 64 KiB, files of about 1 MiB): the partner copy is the
+# L2 with local storage on a memory file system: there the sender maps each
+# message's window of its file and sends from its pages (ring.c). Several
+# chunks and a short last one (transfer_size 64 KiB, and 10001 bytes: windows
+# that start inside a page; files of about 1 MiB): the partner copy is the
 # sender's file byte for byte, and a lost node comes back from it. Skipped
 # where /dev/shm is not a writable tmpfs.
 shm=/dev/shm
@@ -12,14 +13,17 @@ export FTI_TEST_DIR="$shm/fti-test-l2-tmpfs-$$"
 trap 'rm -rf "$FTI_TEST_DIR"' EXIT
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
-write_config "$T/c.fti" keep_last_ckpt=1 transfer_size=65536
-
-run_nodes 4 1 "$P" "$T/c.fti" write 31 2 1000 || fail "L2 checkpoint on tmpfs"
-for r in 0 1 2 3; do
-  p=$(( (r + 1) % 4 ))
-  cmp -s "$T"/nodes/node$r/*/l2-s0-rank$r.fti "$T"/nodes/node$p/*/l2-s0-partner-rank$r.fti ||
-    fail "partner copy of rank $r on node $p differs from its file"
+for ts in 65536 10001; do
+  rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+  write_config "$T/c.fti" keep_last_ckpt=1 transfer_size=$ts
+  run_nodes 4 1 "$P" "$T/c.fti" write 31 2 1000 || fail "transfer_size=$ts: L2 checkpoint on tmpfs"
+  for r in 0 1 2 3; do
+    p=$(( (r + 1) % 4 ))
+    cmp -s "$T"/nodes/node$r/*/l2-s0-rank$r.fti "$T"/nodes/node$p/*/l2-s0-partner-rank$r.fti ||
+      fail "transfer_size=$ts: partner copy of rank $r on node $p differs from its file"
+  done
+  lose_node 1
+  run_nodes 4 1 "$P" "$T/c.fti" check 31 1000 | grep -q PASS ||
+    fail "transfer_size=$ts: recovery of node 1 from its partner on tmpfs"
 done
-lose_node 1
-run_nodes 4 1 "$P" "$T/c.fti" check 31 1000 | grep -q PASS || fail "recovery of node 1 from its partner on tmpfs"
 pass "l2 on tmpfs"

@@ -260,6 +260,11 @@ static void test_defaults(void **state)
     assert_int_equal(c.max_sync_intv, 512);
     assert_int_equal(c.ckpt_io, 1);
     assert_int_equal(c.verbosity, 2);
+    assert_int_equal(c.l4_files_per_dir, 1024); /* FTI_L4_FILES_PER_DIR, USER_GUIDE */
+    load_ok("", "[advanced]\nl4_files_per_dir = 0\n", &c); /* 0: the flat layout */
+    assert_int_equal(c.l4_files_per_dir, 0);
+    load_ok("", "[advanced]\nl4_files_per_dir = 2\n", &c);
+    assert_int_equal(c.l4_files_per_dir, 2);
     assert_int_equal(c.transfer_size, 16 << 20);
     assert_int_equal(c.gpu_host_bufsize, 32 << 20);
     assert_int_equal(c.restart, FTI_RESTART_AUTO);
@@ -585,6 +590,10 @@ static void test_out_of_range(void **state)
     expect_reject("", "[restart]\nfailure = 4\n", "failure", "= 4");
     expect_reject("", "[advanced]\nblock_size = 0\n", "block_size", "= 0");
     expect_reject("", "[advanced]\nmpi_tag = 40000\n", "mpi_tag", "40000");
+    expect_reject("", "[advanced]\nl4_files_per_dir = -1\n", "l4_files_per_dir", "-1");
+    expect_reject("", "[advanced]\nl4_files_per_dir = 3000000000\n", "l4_files_per_dir",
+                  "3000000000");
+    expect_reject("", "[advanced]\nl4_files_per_dir = many\n", "l4_files_per_dir", "many");
     /* the message gives the range */
     expect_reject("group_size = 99", "", "group_size", "[1, 32]");
 }

@@ -115,6 +115,50 @@ static void test_dcp_layer_names(void **state)
             fail_msg("'%s' taken for a layer of rank 3", bad[i]);
 }
 
+/* [advanced] l4_files_per_dir = N: ranks below N in the global folder (the
+ * flat layout of small jobs), rank r >= N in l4-ranks<A>-<A+N-1>; the
+ * archive fans out alike; the folder's name parses back and is no file. */
+static void test_fanout(void **state)
+{
+    (void)state;
+    fti_layout f = lay;
+    char p[FTI_PATH_MAX];
+    f.l4_files_per_dir = 0; /* flat: every rank in the global folder */
+    fti_path_global(&f, p, 1, 100000);
+    assert_string_equal(p, "/g/run1/l4-s1-rank100000.fti");
+    f.l4_files_per_dir = 2;
+    fti_path_global(&f, p, 0, 1);
+    assert_string_equal(p, "/g/run1/l4-s0-rank1.fti");
+    fti_path_global(&f, p, 0, 2);
+    assert_string_equal(p, "/g/run1/l4-ranks2-3/l4-s0-rank2.fti");
+    fti_path_global(&f, p, 1, 7);
+    assert_string_equal(p, "/g/run1/l4-ranks6-7/l4-s1-rank7.fti");
+    fti_path_global_h5(&f, p, 1, 5);
+    assert_string_equal(p, "/g/run1/l4-ranks4-5/l4-s1-rank5.h5");
+    fti_path_archive(&f, p, 9, 3);
+    assert_string_equal(p, "/g/run1/l4_archive/l4-ranks2-3/Ckpt9-Rank3.fti");
+    fti_path_archive(&f, p, 9, -1); /* the MPI-IO shared file: one file, no fan-out */
+    assert_string_equal(p, "/g/run1/l4_archive/Ckpt9-mpiio.fti");
+    f.l4_files_per_dir = 1024; /* the default: 100,000 ranks, 98 folders of 1024 */
+    fti_path_global(&f, p, 0, 99999);
+    assert_string_equal(p, "/g/run1/l4-ranks99328-100351/l4-s0-rank99999.fti");
+    f.l4_files_per_dir = 1000000000; /* A + N - 1 past INT_MAX is still written right */
+    fti_path_global(&f, p, 0, 2000000000);
+    assert_string_equal(p, "/g/run1/l4-ranks2000000000-2999999999/l4-s0-rank2000000000.fti");
+    int rank;
+    fti_name_info n;
+    assert_true(fti_name_fanout_dir("l4-ranks2-3"));
+    assert_int_equal(fti_name_parse("l4-ranks1024-2047", &n), 1);
+    assert_int_equal(n.kind, FTI_NAME_FANOUT);
+    assert_int_equal(n.rank, 1024);
+    assert_string_equal(fti_name_kind_str(n.kind), "fanout");
+    assert_int_equal(fti_name_ckpt("l4-ranks2-3", &rank), 0); /* a folder, never unlinked */
+    assert_false(fti_name_fanout_dir("l4-ranks3-2"));
+    assert_false(fti_name_fanout_dir("l4-ranks2-3.fti"));
+    assert_false(fti_name_fanout_dir("l3-ranks2-3"));
+    assert_false(fti_name_fanout_dir("l4-ranks2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +166,7 @@ int main(void)
         cmocka_unit_test(test_ckpt_names_round_trip),
         cmocka_unit_test(test_not_ours),
         cmocka_unit_test(test_dcp_layer_names),
+        cmocka_unit_test(test_fanout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,7 +231,9 @@ static fti_err write_file(fti_ctx *ctx, const fti_commit *c, const char *tmp)
 /* fsync, then the rename that makes the file the checkpoint's. */
 static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path, uint64_t *bytes)
 {
-    if (fti_publish_file(tmp, path, ctx->dirs.global, bytes) != 0)
+    char dir[FTI_PATH_MAX];
+    fti_path_fanout_dir(&ctx->dirs, dir, ctx->dirs.global, ctx->topo.app_rank);
+    if (fti_publish_file(tmp, path, dir, bytes) != 0)
         return fti_fail(FTI_E_IO, "HDF5 checkpoint %s: cannot sync or rename to %s: %s", tmp, path,
                         fti_fs_strerror(errno));
     return FTI_E_OK;
@@ -243,7 +245,9 @@ fti_err fti_h5_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     fti_path_global_h5(&ctx->dirs, path, c->slot, ctx->topo.app_rank);
     fti_path_temp(tmp, path, "tmp");
     *bytes = 0;
-    fti_err e = FTI_E_OK;
+    fti_err e = fti_layout_create_fanout(&ctx->dirs, &ctx->cfg, ctx->topo.app_rank);
+    if (e != FTI_E_OK)
+        return e;
     H5E_BEGIN_TRY { /* our message names the file and variable */
         e = write_file(ctx, c, tmp);
     } H5E_END_TRY;

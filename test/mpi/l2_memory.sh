@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Peak memory of an L2 and an L3 checkpoint, 4 ranks x 96 MiB with local
+# storage on tmpfs (where L2 sends from the file's pages): each rank's peak
+# resident set grows by less than 48 MiB, whatever the file size (ring.c
+# sends from a window of the message in flight, at most 8 MiB a message;
+# L3's gathers hold 16 MiB each). A whole-file map grew it by the file
+# (~96 MiB), L3's earlier gathers by 64 MiB. Skipped where /dev/shm is not a
+# writable tmpfs with room.
+shm=/dev/shm
+if [ "$(stat -f -c %T "$shm" 2>/dev/null)" != tmpfs ] || [ ! -w "$shm" ] ||
+   [ "$(df -k --output=avail "$shm" | tail -1)" -lt $((2 * 1024 * 1024)) ]; then
+  echo "SKIP: no writable tmpfs with 2 GiB free at $shm"; exit 77
+fi
+export FTI_TEST_DIR="$shm/fti-test-l2-memory-$$"
+trap 'rm -rf "$FTI_TEST_DIR"' EXIT
+source "$(dirname "$0")/lib.sh"
+P="$PROGS/test_prog_rss_prog"
+MIB=96 LIMIT_KIB=$((48 * 1024))
+for level in 2 3; do
+  rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+  write_config "$T/c.fti" keep_last_ckpt=0 keep_all_levels=0 transfer_size=16777216
+  run_nodes 4 1 "$P" "$T/c.fti" $MIB $level > "$T/out" 2>&1 || { cat "$T/out"; fail "L$level checkpoint"; }
+  g=$(sed -n "s/^growth_kib=\([0-9]*\) level=$level$/\1/p" "$T/out")
+  [ -n "$g" ] || { cat "$T/out"; fail "L$level: no growth_kib line"; }
+  [ "$g" -lt $LIMIT_KIB ] || fail "L$level: peak RSS grew by $g KiB per rank (limit $LIMIT_KIB KiB)"
+  echo "ok: L$level peak RSS +$g KiB per rank"
+done
+pass "L2/L3 memory bounded"
