@@ -40,6 +40,9 @@ How a token is judged:
            in that section when one is named.
   template every key of that table must appear in
            config-templates/all-levels.fti, which documents every key.
+  contract a doc sentence "`FTI_X` is local" (or "is collective") must not
+           contradict fti.h's comment of FTI_X, when that comment says
+           only the other of the two words.
   install  the installed examples' CMakeLists.txt names installed files
            (<prefix>/..., README beside it) that exist; the installed
            tools' --help and man pages name docs by absolute paths that
@@ -211,6 +214,30 @@ class Checker:
                 path = os.path.join(prefix, ref[len(configured.rstrip("/")) + 1:])
             if not os.path.isabs(ref) or not os.path.isfile(path):
                 self.fail(doc, "doc-ref", ref, "not an absolute path to an installed doc")
+
+    def header_contracts(self):
+        """FTI_X -> the words 'collective' / 'local' its comment in fti.h
+        uses (a comment serves the declarations that follow it)."""
+        out, comment = {}, ""
+        text = open(os.path.join(self.src, "include/fti.h")).read()
+        for m in re.finditer(r"/\*(.*?)\*/|FTI_API[^;(]*?\b(FTI_\w+)\s*\(", text, re.S):
+            if m.group(1) is not None:
+                comment = m.group(1).lower()
+            else:
+                out[m.group(2)] = {w for w in ("collective", "local")
+                                   if re.search(r"\b%s\b" % w, comment)}
+        return out
+
+    def check_contracts(self, rel, text):
+        words = self.contracts
+        prose = re.sub(r"\s+", " ", text)
+        for m in re.finditer(r"`(FTI_\w+)`,? is (local|collective)\b", prose):
+            fn, said = m.group(1), m.group(2)
+            header = words.get(fn, set())
+            if header and said not in header:
+                doc = Doc(rel, "", False)
+                self.fail(doc, "contract", "%s is %s" % (fn, said),
+                          "fti.h's comment of %s says %s" % (fn, " and ".join(sorted(header))))
 
     def cache_value(self, name):
         with open(os.path.join(self.build, "CMakeCache.txt")) as f:
@@ -423,8 +450,10 @@ class Checker:
                           "a key of src/format/config.c not documented in all-levels.fti")
 
     def run(self, files):
+        self.contracts = self.header_contracts()
         for f in files:
             rel = os.path.relpath(f, self.src)
+            self.check_contracts(rel, open(f, encoding="utf-8").read())
             for doc in extract(f, rel):
                 self.spans.add(doc.text)
                 self.check(doc)
