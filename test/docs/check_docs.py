@@ -199,15 +199,15 @@ class Checker:
         for tool in sorted(glob.glob(os.path.join(self.prefix, "bin", "fti-*"))):
             r = subprocess.run([tool, "--help"], capture_output=True, text=True, timeout=30)
             self.check_doc_refs(Doc("%s --help" % os.path.basename(tool), "", False),
-                                r.stdout + r.stderr, None, None)
+                                r.stdout + r.stderr, configured, self.prefix)
         for page in sorted(glob.glob(os.path.join(self.prefix, "share/man/man1/*.1"))):
             self.check_doc_refs(Doc(os.path.relpath(page, self.prefix), "", False),
                                 open(page).read().replace("\\-", "-"), configured, self.prefix)
 
     def check_doc_refs(self, doc, text, configured, prefix):
         """Every *.md a tool's text names is an absolute path that exists
-        (for a man page: under the configured prefix, checked in the scratch
-        install)."""
+        (one under the configured prefix, compiled into a program or a man
+        page, is checked in the scratch install)."""
         for ref in re.findall(r"[\w/.+-]*\.md\b", text):
             path = ref
             if configured and prefix and ref.startswith(configured.rstrip("/") + "/"):
