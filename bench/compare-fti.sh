@@ -22,6 +22,8 @@
 # restart run times FTI_Init + FTI_Protect + FTI_Recover and checks every
 # byte. FTI rewrites its config at FTI_Init ([restart] failure = 1 and its
 # exec id), so every run of a case starts from a fresh config.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -234,11 +234,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.nranks);
-    if (parse_opts(argc, argv, &b.o) != 0) {
+    int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+    if (help || parse_opts(argc, argv, &b.o) != 0) {
         if (b.rank == 0)
-            usage(stderr);
+            usage(help ? stdout : stderr);
         MPI_Finalize();
-        return 2;
+        return help ? 0 : 2;
     }
     b.bytes = (size_t)b.o.mib << 20;
     b.buf = bench_alloc(b.bytes, (unsigned)b.rank + 1);

@@ -25,6 +25,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench_util.h"
@@ -51,6 +52,15 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static void usage(FILE *f, const char *argv0)
+{
+    fprintf(f,
+            "usage: %s [chunk_bytes [bytes_per_data_chunk [k [m [reps [stagger]]]]]]\n"
+            "  need chunk_bytes (a multiple of 64) <= bytes_per_data_chunk, "
+            "2 <= k <= %d, 1 <= m <= k, reps <= 64, stagger a multiple of 64 and <= %u\n",
+            argv0, FTI_RS_MAX_G, PAGE);
+}
+
 static int parse_args(int argc, char **argv, bench_cfg *c)
 {
     c->chunk = argc > 1 ? strtoull(argv[1], NULL, 0) : 4u << 20;
@@ -62,11 +72,7 @@ static int parse_args(int argc, char **argv, bench_cfg *c)
     if (c->chunk == 0 || c->total < c->chunk || c->k < 2 || c->m < 1 ||
         c->k > FTI_RS_MAX_G || c->m > c->k || c->chunk % 64 != 0 || c->reps < 1 || c->reps > 64 || c->stagger > PAGE ||
         c->stagger % 64 != 0) {
-        fprintf(stderr,
-                "usage: %s [chunk_bytes [bytes_per_data_chunk [k [m [reps [stagger]]]]]]\n"
-                "  need chunk_bytes (a multiple of 64) <= bytes_per_data_chunk, "
-                "2 <= k <= %d, 1 <= m <= k, reps <= 64, stagger a multiple of 64 and <= %u\n",
-                argv[0], FTI_RS_MAX_G, PAGE);
+        usage(stderr, argv[0]);
         return -1;
     }
     c->total -= c->total % c->chunk;
@@ -169,6 +175,10 @@ int main(int argc, char **argv)
     bench_row rows[3] = {{0}};
     int rc = 0;
 
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout, argv[0]);
+        return 0;
+    }
     if (parse_args(argc, argv, &c) != 0)
         return 2;
     for (int i = 0; rc == 0 && i < c.k + c.m; i++) {

@@ -138,9 +138,14 @@ int main(int argc, char **argv)
 {
     options o;
     MPI_Init(&argc, &argv);
-    if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr, "usage: particles [--count N] [--steps S] [--every K] [--level L] "
-                        "[--config FILE] [--output FILE] [--crash-at STEP --crash-rank R]\n");
+    int help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+    if (help || parse(argc, argv, &o) != 0) {
+        fprintf(help ? stdout : stderr, "usage: particles [--count N] [--steps S] [--every K] "
+                "[--level L] [--config FILE] [--output FILE] [--crash-at STEP --crash-rank R]\n");
+        if (help) {
+            MPI_Finalize();
+            return 0;
+        }
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (FTI_Init(o.config, MPI_COMM_WORLD) != FTI_SCES)

@@ -171,8 +171,11 @@ FTI_API int FTI_Snapshot(void);
  * else refused). Returns FTI_DONE on success. */
 FTI_API int FTI_Checkpoint(int id, int level);
 
-/* Collective. Restores every protected variable from the recovered
- * checkpoint, verifying checksums. */
+/* Restores every protected variable from the recovered checkpoint, verifying
+ * checksums. Collective only as the first recovery call of a rank after a
+ * restart (FTI_Recover, FTI_RecoverVarInit/FTI_RecoverVar or the restoring
+ * FTI_Snapshot: every rank makes one), which compares the protected
+ * variables with the checkpoint on all ranks; local afterwards. */
 FTI_API int FTI_Recover(void);
 
 /* Restore variables one at a time (local after RecoverVarInit). */

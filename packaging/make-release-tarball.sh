@@ -16,6 +16,8 @@
 # Why it is reproducible: git archive of a commit stamps every file with the
 # commit's time and the tar header with the commit id (never the clock), and
 # gzip -n leaves out the name and time gzip would otherwise record.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 
 mirror=0

@@ -2,6 +2,8 @@
 # Installs every build and test dependency on Debian 12 (even a bare one).
 # Idempotent: packages already present are not reinstalled; apt-get update runs
 # only when something is missing.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 
 # Required: the compiler, cmake, MPI, zlib, xxHash. The rest is optional

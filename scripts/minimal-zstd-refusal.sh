@@ -13,6 +13,8 @@
 # the same absolute path wherever the phases run. PHASE: all (default), or
 # write, refuse, restore one at a time (scripts/test-minimal.sh --fresh-root
 # writes and restores on the host, refuses inside the Debian root).
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 WITH_BUILD WITHOUT_BUILD DIR [all|write|refuse|restore]" >&2; exit 2; }
 WITH="$1" WITHOUT="$2" T="$3" PHASE="${4:-all}"

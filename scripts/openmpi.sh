@@ -20,6 +20,8 @@
 #
 # Environment: FTI_OPENMPI_HOME (default ${XDG_CACHE_HOME:-~/.cache}/libfti),
 # one folder per version in it.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 
 version="${1:-}"

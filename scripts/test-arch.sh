@@ -13,6 +13,8 @@
 # Needs root for apt-get (Debian 12); not part of the default CI run (slow).
 # Environment: FTI_ARCH_DIR (work folder, default /tmp/fti-arch-<arch>),
 # FTI_ARCH_JOBS (build and ctest jobs, default 2).
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 arch="${1:-}"
 [ "$arch" = aarch64 ] || { echo "usage: $0 aarch64 [ctest args...]" >&2; exit 2; }

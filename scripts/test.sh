@@ -43,6 +43,8 @@
 # keeps the Open MPI installations, default ~/.cache/libfti).
 #
 # Label "timing" (speed comparisons) is left out: speed is measured in bench/.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

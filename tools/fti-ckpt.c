@@ -43,7 +43,8 @@ static const char usage_text[] =
     "  --exec-id ID    the run's exec_id, when the config file moved (default: [restart]\n"
     "                  exec_id, else derived from the config's absolute path)\n"
     "  --json          list, verify, show, stats: one JSON document on stdout instead of\n"
-    "                  the tables (schema \"fti-ckpt/COMMAND/1\", keys in docs/USER_GUIDE.md)\n"
+    "                  the tables (schema \"fti-ckpt/COMMAND/1\", keys in\n"
+    "                  " FTI_DOC_DIR "/USER_GUIDE.md)\n"
     "\n"
     "exit status: 0 ok (verify: recoverable), 1 damaged or not recoverable, 2 usage or\n"
     "input error (bad option, unreadable config or commit record, no such checkpoint)\n";

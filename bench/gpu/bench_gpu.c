@@ -80,11 +80,12 @@ static double gbps(size_t bytes, double seconds)
     return seconds > 0 ? (double)bytes / seconds / 1e9 : 0;
 }
 
-static int usage(const char *argv0)
+/* On stdout with exit 0 for --help, on stderr with exit 2 after a mistake. */
+static int usage(const char *argv0, int help)
 {
-    fprintf(stderr, "usage: %s [--backend emu|cuda] [--memory device|managed] [--size MiB] "
+    fprintf(help ? stdout : stderr, "usage: %s [--backend emu|cuda] [--memory device|managed] [--size MiB] "
             "[--chunk MiB] [--dir DIR] [--reps N] [--emu-bw GB/s] [--emu-lat us]\n", argv0);
-    return 2;
+    return help ? 0 : 2;
 }
 
 static int parse_args(int argc, char **argv, opts *o)
@@ -446,8 +447,10 @@ out:
 int main(int argc, char **argv)
 {
     opts o;
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+        return usage(argv[0], 1);
     if (parse_args(argc, argv, &o) != 0)
-        return usage(argv[0]);
+        return usage(argv[0], 0);
     if (strcmp(o.backend, "emu") != 0 && strcmp(o.backend, "cuda") != 0) {
         fprintf(stderr, "bench_gpu: --backend must be emu or cuda, not '%s'\n", o.backend);
         return 2;

@@ -15,6 +15,8 @@
 # build's CTest files name it). Environment: BUILD (default build-gpu),
 # BASELINE_BENCH (a bench_gpu of another revision, carried as
 # bin/bench_gpu_baseline for an A/B comparison).
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${BUILD:-build-gpu}"

@@ -5,6 +5,8 @@
 # when a baseline bench_gpu was carried, an A/B of the two (AB=0: not).
 # Runs as root on a machine given back afterwards: it repoints
 # /usr/bin/mpiexec (the path the build's tests run) at the carried MPICH.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -uo pipefail
 R="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 C="$R/.gpucarry"

@@ -2,7 +2,7 @@
 # run-on-gpu.sh - the hardware proof of libfti's CUDA path, in one command,
 # on a machine with an NVIDIA GPU, its driver and the CUDA toolkit:
 #
-#   cd /repo && bash bench/gpu/run-on-gpu.sh
+#   bash bench/gpu/run-on-gpu.sh    (from the repository's top folder)
 #
 #  1. installs the build dependencies when missing (scripts/deps.sh, Debian
 #     or Ubuntu), builds with CUDA (FTI_ENABLE_CUDA=ON) in build-gpu/; with
@@ -25,6 +25,8 @@
 # Environment: BUILD (build dir, default build-gpu), GPU_BENCH_DIR, NP (ranks,
 # default 4), JOBS (parallel build jobs), CUDA_HOME (toolkit, default
 # /usr/local/cuda).
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -18,6 +18,8 @@
 # the only mirror is the local one, bootstrapping is off, and every package
 # but libfti is an external that may not be built.
 # Extra specs to install besides the default: LIBFTI_SPACK_INSTALL="+hdf5~fortran".
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

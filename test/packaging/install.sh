@@ -47,4 +47,17 @@ cmake -S "$P/share/fti/examples" -B "$T/examples" -DCMAKE_PREFIX_PATH="$P" \
   cmake --build "$T/examples" --target heatdis >> "$T/examples.log" 2>&1 ||
   { cat "$T/examples.log"; fail "the installed examples do not build against the installed package"; }
 [ -x "$T/examples/heatdis" ] && [ -f "$T/examples/heatdis.fti" ] || fail "installed heatdis example not built"
+# With the Fortran module installed, the Fortran example is built too
+# (examples/CMakeLists.installed.txt); without it, the configure says so.
+if [ -n "$(find "$P" -name FTIFortranTargets.cmake)" ]; then
+  cmake --build "$T/examples" --target heatdis_f90 >> "$T/examples.log" 2>&1 ||
+    { cat "$T/examples.log"; fail "the installed Fortran example does not build"; }
+  [ -x "$T/examples/heatdis_f90" ] && [ -f "$T/examples/heatdis_f90.fti" ] ||
+    fail "installed heatdis_f90 example not built"
+  echo "ok: installed examples: heatdis and heatdis_f90"
+else
+  grep -q "heatdis_f90: not built" "$T/examples.log" ||
+    fail "the installed examples' configure does not say why heatdis_f90 is not built"
+  echo "ok: installed examples: heatdis (FTI installed without Fortran)"
+fi
 echo "PASS: install layout, man pages, --version of every tool"

@@ -1,6 +1,9 @@
-# Spack package for libfti: `spack repo add packaging/spack`, then
-# `spack install libfti` (or `libfti~fortran+hdf5`, ...); `spack test run
-# libfti` runs the smoke test below. packaging/spack/verify.sh does all of it
+# Spack package for libfti. No release tarball is published for download:
+# make a local mirror first (README.md, "Spack"):
+#   packaging/make-release-tarball.sh --mirror v1.6.1 "$PWD/spack-mirror"
+#   spack mirror add libfti-local "file://$PWD/spack-mirror"
+# then `spack repo add packaging/spack` and `spack install libfti` (or
+# `libfti~fortran+hdf5`, ...); `spack test run libfti` runs the smoke test below. packaging/spack/verify.sh does all of it
 # offline with Spack itself; test/packaging/spack_package.py checks this file
 # against CMakeLists.txt without Spack.
 import os
@@ -66,12 +69,12 @@ class Libfti(CMakePackage):
     """Multilevel checkpoint/restart for MPI applications, source-compatible
     with FTI 1.6 (same fti.h, FTI_* names and config keys)."""
 
-    # Where the project publishes its releases: release tarballs are made by
-    # packaging/make-release-tarball.sh from the tag v<version> and uploaded
-    # as libfti-<version>.tar.gz. Spack looks in its mirrors first, so a site
-    # (or verify.sh) that has the tarball installs offline:
+    # Release tarballs are made by packaging/make-release-tarball.sh from the
+    # tag v<version>; none is published at the url below yet. Spack looks in
+    # its mirrors first, so a site (or verify.sh) that has the tarball in a
+    # mirror installs offline:
     #   packaging/make-release-tarball.sh --mirror v1.6.1 /path/to/mirror
-    #   spack mirror add local file:///path/to/mirror
+    #   spack mirror add libfti-local file:///path/to/mirror
     homepage = "https://github.com/libfti/libfti"
     url = "https://github.com/libfti/libfti/releases/download/v1.6.1/libfti-1.6.1.tar.gz"
     git = "https://github.com/libfti/libfti.git"
