@@ -11,7 +11,7 @@ if(NOT Python3_Interpreter_FOUND)
 endif()
 set(FTI_MAN3_DIR ${PROJECT_BINARY_DIR}/man/man3)
 set(FTI_APIREF_HEADERS ${PROJECT_SOURCE_DIR}/include/fti.h ${PROJECT_SOURCE_DIR}/include/fti_compat.h
-  ${PROJECT_SOURCE_DIR}/include/fti_device.h)
+  ${PROJECT_SOURCE_DIR}/include/fti_device.h ${PROJECT_SOURCE_DIR}/include/fti_kernel.h)
 # One stamp for the folder: the page names come from the headers, so the
 # folder is emptied and written again whenever a header changes.
 add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/man/man3.stamp

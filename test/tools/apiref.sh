@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The API reference (issue 32): every FTI_* function that include/fti.h and
-# include/fti_device.h declare has a man page, section 3, once installed
+# include/fti_device.h declare, and every fti_k_* one of the header-only
+# include/fti_kernel.h, has a man page, section 3, once installed
 # (`cmake --install` into a scratch prefix, then `man -w 3 NAME` through
 # MANPATH), and the page renders with NAME, SYNOPSIS, DESCRIPTION and
 # RETURN VALUE. The list of functions is read from the headers here, not
@@ -52,6 +53,7 @@ functions() { # FTI_API lines that declare a function (not the externs)
 F=$(functions "$S/include/fti.h")
 [ "$(echo "$F" | wc -l)" -ge 30 ] || fail "read only $(echo "$F" | wc -l) functions from fti.h"
 F="$F $(functions "$S/include/fti_device.h")"
+F="$F $(sed -n 's/^static inline [^(]*[ *]\(fti_k_[a-z0-9_]*[a-z0-9]\)(.*/\1/p' "$S/include/fti_kernel.h")"
 n=0
 for f in $F; do
   if command -v man > /dev/null; then
@@ -81,7 +83,7 @@ grep -qF 'Scope: collective on the first recovery call of a restart, local after
 page=$(flat FTI_NREC)
 grep -q 'NAME fti - ' <<< "$page" || fail "man 3 FTI_NREC does not open fti(3)"
 grep -q 'FTI_NREC: a restart found no checkpoint' <<< "$page" || fail "fti(3) does not describe FTI_NREC"
-for hp in fti fti_compat fti_device; do
+for hp in fti fti_compat fti_device fti_kernel; do
   page=$(render "$hp")
   grep -q "^FUNCTIONS\$\|^TYPES AND CONSTANTS\$" <<< "$page" || fail "the page $hp(3) lists nothing"
 done
