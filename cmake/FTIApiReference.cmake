@@ -1,7 +1,7 @@
 # The API reference (issue 32): one man page (section 3) per FTI_* function
 # and one per public header, written by tools/gen-apiref from the headers'
 # /** comments at build time and installed in share/man/man3. The same
-# source gives docs/API_REFERENCE.md (checked in; test tools_apiref fails
+# source gives docs/API_REFERENCE.md (checked in; test packaging_apiref fails
 # when it is stale). No Doxygen; without Python the build goes on without
 # the pages.
 find_package(Python3 COMPONENTS Interpreter)
