@@ -283,7 +283,8 @@ FTI_API const char *FTI_GetVersion(void);
  * and no device backend knows is refused.
  *
  * Parameters:
- *   id     the variable's id, chosen by the application (0 to max_var_id)
+ *   id     the variable's id, chosen by the application (any int; ids
+ *          from 0x40000000 up are those FTI_setIDFromString gives out)
  *   ptr    the variable's memory; NULL only with count 0
  *   count  number of elements, >= 0
  *   tid    the element type: a predefined id (FTI_INTG, ...) or one of
@@ -326,7 +327,7 @@ FTI_API int FTI_SetAttribute(int id, FTIT_attribute attribute, FTIT_attributeFla
  *   size  bytes of one element, > 0
  *
  * Returns: FTI_SCES; FTI_NSCS when `type` is NULL, `size` is not positive
- *   or the type table is full.
+ *   or memory runs out.
  * Scope: local.
  * FTI 1.6: same.
  */
@@ -343,7 +344,8 @@ FTI_API int FTI_InitType(fti_id_t *type, int size);
  *   size  bytes of one element (sizeof the struct)
  *   h5g   the HDF5 group of FTI's interface; ignored, may be NULL
  *
- * Returns: the new type's id (>= 0), or FTI_NSCS.
+ * Returns: the new type's id (>= 0); FTI_NSCS when `size` is 0 or memory
+ *   runs out.
  * Scope: local.
  * FTI 1.6: same.
  */
@@ -394,13 +396,14 @@ FTI_API int FTI_AddVectorField(fti_id_t id, const char *name, fti_id_t tid, int6
  * Call it once per iteration of the main loop. On the first call of a
  * restart it restores every protected variable (as FTI_Recover). Otherwise
  * it takes a checkpoint when one of the config's intervals (ckpt_l1 ..
- * ckpt_l4, minutes) is due, at the highest level due, and polls background
+ * ckpt_l4, dcp_l4) is due, at the highest level due, and polls background
  * post-processing.
  *
  * Returns: FTI_DONE when a checkpoint was taken; FTI_SCES when none was due
  *   or the restore succeeded; FTI_NREC or FTI_NSCS when a restore failed;
  *   FTI_NSCS when a checkpoint failed (the previous checkpoint stays).
- * Scope: collective over FTI_COMM_WORLD (the ranks agree on the interval).
+ * Scope: collective over FTI_COMM_WORLD (the ranks agree on the elapsed
+ *   time, and checkpoint together).
  * FTI 1.6: same codes.
  * See also: FTI_Checkpoint, FTI_Recover
  */
@@ -580,12 +583,12 @@ FTI_API int FTI_FinalizeICP(void);
 /**
  * FTI_setIDFromString - the variable id of a name, made up on first use
  *
- * Gives the same id for the same name on every call; the ids are above
- * those a program chooses itself. The name is stored with the variable, so
- * FTI_getIDFromString finds it again after a restart.
+ * Gives the same id for the same name on every call; the ids start at
+ * 0x40000000, above those programs choose. The name is stored with the
+ * variable, so FTI_getIDFromString finds it again after a restart.
  *
  * Parameters:
- *   name  the variable's name, 1 to 31 characters
+ *   name  the variable's name, 1 to 47 characters
  *
  * Returns: the id (>= 0); FTI_NSCS for an empty or too long name, or too
  *   many names.
