@@ -11,9 +11,10 @@
  * Return codes: FTI_SCES on success, FTI_NSCS on failure, FTI_NREC when a
  * recovery is impossible, FTI_DONE after a checkpoint was taken. On failure
  * the library logs the cause (file, key, rank, errno) on stderr; nothing
- * aborts. Every function but FTI_Init and FTI_GetVersion fails with FTI_NSCS
- * (NULL, 0 or FTI_SI_FAIL where it returns no code) and a message naming
- * it when called before a successful FTI_Init or after FTI_Finalize.
+ * aborts. Every function but FTI_Init, FTI_Status and FTI_GetVersion
+ * fails with FTI_NSCS (NULL, 0, a zeroed struct or FTI_SI_FAIL where it
+ * returns no code) and a message naming it when called before a successful
+ * FTI_Init or after FTI_Finalize.
  *
  * Collective calls are collective over FTI_COMM_WORLD (FTI_Init: over the
  * communicator given): every application rank must make them, in the same
