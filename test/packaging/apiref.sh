@@ -39,10 +39,13 @@ cmake --install "$FTI_BUILD_DIR" --prefix "$P" > "$J/install.log" 2>&1 ||
 M="$P/share/man"
 [ -f "$M/man3/FTI_Protect.3" ] || fail "no $M/man3/FTI_Protect.3 after cmake --install"
 
-if command -v man > /dev/null; then
+# FTI_APIREF_RENDERER=groff tries the fallback where man is installed too.
+R="${FTI_APIREF_RENDERER:-man}"
+command -v "$R" > /dev/null || R=groff
+if [ "$R" = man ]; then
   render() { MANPATH="$M" man -P cat 3 "$1" 2> "$J/render.err" | tr -s ' '; }
 elif command -v groff > /dev/null; then
-  render() { (cd "$M" && groff -man -Tutf8 -P-c "man3/$1.3") 2> "$J/render.err" | tr -s ' '; }
+  render() { (cd "$M" && groff -man -Tutf8 -P-cbou "man3/$1.3") 2> "$J/render.err" | tr -s ' '; }
 else
   echo "skip: neither man nor groff is installed"; exit 77
 fi
@@ -56,7 +59,7 @@ F="$F $(functions "$S/include/fti_device.h")"
 F="$F $(sed -n 's/^static inline [^(]*[ *]\(fti_k_[a-z0-9_]*[a-z0-9]\)(.*/\1/p' "$S/include/fti_kernel.h")"
 n=0
 for f in $F; do
-  if command -v man > /dev/null; then
+  if [ "$R" = man ]; then
     where=$(MANPATH="$M" man -w 3 "$f" 2>&1) || fail "man -w 3 $f: $where"
     [ "$where" = "$M/man3/$f.3" ] || fail "man -w 3 $f found $where, not the installed page"
   fi
