@@ -249,11 +249,12 @@ FTI_API int FTI_Init(const char *configFile, MPI_Comm globalComm);
 /**
  * FTI_Status - whether this run restarts from a checkpoint
  *
- * Returns: 0 on a fresh start, before FTI_Init, and once the checkpoint was
- *   restored; during a restart 1, 2 where the config's [restart] failure
- *   is 2 (what FTI_Finalize writes when keep_last_ckpt kept the last
- *   checkpoint), or 3 when the checkpoint is a FTI_L4_H5_SINGLE one (a
- *   restart on any number of ranks).
+ * Returns: 0 on a fresh start, before FTI_Init, and once FTI_Recover (or
+ *   FTI_Snapshot's recovery) restored the checkpoint; during a restart 1,
+ *   2 when the previous run's FTI_Finalize kept its last checkpoint
+ *   ([restart] failure = 2), or 3 for a FTI_L4_H5_SINGLE checkpoint (a
+ *   restart on any number of ranks). FTI_RecoverVarFinalize leaves it
+ *   unchanged.
  * Scope: local.
  * FTI 1.6: same values.
  */
@@ -492,8 +493,9 @@ FTI_API int FTI_RecoverVar(int id);
 /**
  * FTI_RecoverVarFinalize - end restoring variables one at a time
  *
- * Closes the file of FTI_RecoverVarInit and ends the restart: FTI_Snapshot
- * no longer restores, and FTI_Status returns 0.
+ * Closes the file of FTI_RecoverVarInit. The restart stays pending:
+ * FTI_Status keeps its value and FTI_Snapshot still recovers; only
+ * FTI_Recover (or FTI_Snapshot's recovery) ends it.
  *
  * Returns: FTI_SCES.
  * Scope: local.
