@@ -1,11 +1,15 @@
-/*
- * fti_compat.h - names that FTI 1.6's fti.h gives user code through its
- * internal header, and that FTI's own programs use: the post-processing
- * tokens, I/O mode ids, level names, talloc, and FTIT_allConfiguration as
- * returned by FTI_GetConfig. Values and field names are FTI's; the structs
- * carry the fields a program can read, not FTI's internal bookkeeping.
+/**
+ * fti_compat - FTI 1.6 names that fti.h gives programs: levels, I/O modes, FTI_GetConfig's structs
+ *
+ * The names FTI 1.6's fti.h gives user code through its internal header,
+ * and that FTI's own programs use: the post-processing tokens, I/O mode
+ * ids, level names, talloc, and FTIT_allConfiguration as returned by
+ * FTI_GetConfig. Values and field names are FTI's; the structs carry the
+ * fields a program can read, not FTI's internal bookkeeping.
  *
  * Included by fti.h; do not include it on its own.
+ *
+ * See also: fti(3), FTI_GetConfig(3), FTI_Checkpoint(3)
  */
 #ifndef FTI_COMPAT_H
 #define FTI_COMPAT_H
@@ -16,14 +20,28 @@
 
 #include <stdlib.h>
 
-/* Typed malloc of `num` elements of `type` (FTI's helper macro). */
+/**
+ * talloc - typed malloc
+ *
+ * Allocates `num` elements of `type` with malloc(3) and casts the result to
+ * `type *` (FTI's helper macro); free it with free(3).
+ */
 #define talloc(type, num) (type *)malloc(sizeof(type) * ((size_t)(num)))
 
-/* Verbosity of FTI's dCP statistics (between FTI_INFO and FTI_EROR in use). */
+/**
+ * FTI_IDCP - verbosity of FTI's dCP statistics
+ *
+ * FTI's message level for its differential-checkpoint statistics; kept for
+ * programs that name it.
+ */
 #define FTI_IDCP 5
 
-/* Tokens of FTI's head protocol; FTI's test programs use FTI_ENDW as a
- * "done" marker. */
+/**
+ * FTI_BASE, FTI_CKTW, FTI_XORW, FTI_RSEW, FTI_PFSW, FTI_ENDW, FTI_REJW - tokens of FTI's head protocol
+ *
+ * FTI's values. FTI's test programs use FTI_ENDW as a "done" marker; this
+ * library's heads speak their own protocol.
+ */
 #define FTI_BASE 990
 #define FTI_CKTW 991
 #define FTI_XORW 992
@@ -32,7 +50,12 @@
 #define FTI_ENDW 995
 #define FTI_REJW 996
 
-/* I/O mode ids: 1000 + [basic] ckpt_io (FTIT_configuration.ioMode). */
+/**
+ * FTI_IO_POSIX, FTI_IO_MPI, FTI_IO_FTIFF, FTI_IO_SIONLIB, FTI_IO_HDF5, FTI_IO_IME - I/O mode ids
+ *
+ * 1000 + [basic] ckpt_io, as FTI_GetConfig reports it in
+ * FTIT_configuration.ioMode.
+ */
 #define FTI_IO_POSIX 1001
 #define FTI_IO_MPI 1002
 #define FTI_IO_FTIFF 1003
@@ -40,12 +63,23 @@
 #define FTI_IO_HDF5 1005
 #define FTI_IO_IME 1006
 
-/* File system of an operation. */
+/**
+ * FTI_FS_LOCAL, FTI_FS_GLOBAL - file system of an operation
+ *
+ * Node-local storage (ckpt_dir) or the global one (glbl_dir).
+ */
 #define FTI_FS_LOCAL 0
 #define FTI_FS_GLOBAL 1
 
-/* Checkpoint levels as FTI_Checkpoint takes them. This build stores
- * FTI_L4_DCP as a full L4 checkpoint. */
+/**
+ * FTIT_level, FTI_L1, FTI_L2, FTI_L3, FTI_L4, FTI_L1_DCP, FTI_L2_DCP, FTI_L3_DCP, FTI_L4_DCP, FTI_L4_H5_SINGLE, FTI_MIN_LEVEL_ID, FTI_MAX_LEVEL_ID - checkpoint levels
+ *
+ * The levels FTI_Checkpoint takes: L1 local, L2 partner copy, L3
+ * Reed-Solomon encoded, L4 global file system. FTI_L1_DCP .. FTI_L3_DCP are
+ * taken as levels 1-3; FTI_L4_DCP is a differential L4 checkpoint with
+ * enable_dcp = 1 and ckpt_io = 1, else a full L4 one; FTI_L4_H5_SINGLE is
+ * the shared HDF5 file (ckpt_io = 5, h5_single_file_enable = 1).
+ */
 typedef enum FTIT_level {
     FTI_L1 = 1,
     FTI_L2 = 2,
@@ -60,10 +94,19 @@ typedef enum FTIT_level {
     FTI_MAX_LEVEL_ID = FTI_L4_H5_SINGLE
 } FTIT_level;
 
-/* FTI 1.6 name of the shape of a variable (FTIT_attribute.dim). */
+/**
+ * FTIT_dimension - FTI 1.6's name of FTIT_shape
+ *
+ * The shape of a variable, FTIT_attribute.dim.
+ */
 typedef FTIT_shape FTIT_dimension;
 
-/* dCP settings for POSIX I/O. */
+/**
+ * FTIT_dcpConfigurationPosix - dCP settings for POSIX I/O
+ *
+ * FTIT_configuration.dcpInfoPosix: the dCP block size and stack size of
+ * the config; hashFunc is NULL in this build.
+ */
 typedef struct FTIT_dcpConfigurationPosix {
     unsigned int digestWidth;
     unsigned char *(*hashFunc)(const unsigned char *data, unsigned long nBytes,
@@ -73,8 +116,12 @@ typedef struct FTIT_dcpConfigurationPosix {
     unsigned int cachedCkpt;
 } FTIT_dcpConfigurationPosix;
 
-/* The settings read from the config file. Sizes in bytes; directories are
- * this execution's (…/<exec_id>). */
+/**
+ * FTIT_configuration - the settings read from the config file
+ *
+ * FTIT_allConfiguration.configuration. Sizes in bytes; directories are
+ * this execution's (.../<exec_id>).
+ */
 typedef struct FTIT_configuration {
     bool stagingEnabled;
     bool dcpFtiff;
@@ -116,7 +163,11 @@ typedef struct FTIT_configuration {
     FTIT_dcpConfigurationPosix dcpInfoPosix;
 } FTIT_configuration;
 
-/* Where this rank sits: ranks, nodes, heads, groups. */
+/**
+ * FTIT_topology - where this rank sits: ranks, nodes, heads, groups
+ *
+ * FTIT_allConfiguration.topology.
+ */
 typedef struct FTIT_topology {
     int nbProc;    /* ranks of the communicator given to FTI_Init */
     int nbNodes;
@@ -142,7 +193,11 @@ typedef struct FTIT_topology {
     int body[FTI_BUFS]; /* application ranks (FTI_COMM_WORLD) of this node */
 } FTIT_topology;
 
-/* One level's settings and state (FTIT_allConfiguration.checkpoint[1..4]). */
+/**
+ * FTIT_checkpoint - one level's settings and state
+ *
+ * FTIT_allConfiguration.checkpoint[1..4], indexed by level.
+ */
 typedef struct FTIT_checkpoint {
     char dir[FTI_BUFS];
     char L4Replica[FTI_BUFS];
@@ -163,7 +218,11 @@ typedef struct FTIT_checkpoint {
     bool localReplica;
 } FTIT_checkpoint;
 
-/* The [injection] section. */
+/**
+ * FTIT_injection - the [injection] section of the config
+ *
+ * FTIT_allConfiguration.injection: FTI's bit-flip injection settings.
+ */
 typedef struct FTIT_injection {
     int rank;
     int index;
@@ -174,7 +233,11 @@ typedef struct FTIT_injection {
     double timer;
 } FTIT_injection;
 
-/* The execution: its id, restart state and counters. */
+/**
+ * FTIT_execution - the execution: its id, restart state and counters
+ *
+ * FTIT_allConfiguration.execution.
+ */
 typedef struct FTIT_execution {
     char id[FTI_BUFS];     /* exec_id */
     int reco;              /* 1 when this launch restarts from a checkpoint */
@@ -208,7 +271,12 @@ typedef struct FTIT_execution {
     int fastForward;
 } FTIT_execution;
 
-/* Everything FTI_GetConfig reports. */
+/**
+ * FTIT_allConfiguration - everything FTI_GetConfig reports
+ *
+ * The settings, execution state, topology, levels (index = level, 1-4)
+ * and injection settings, as FTI 1.6's struct of that name.
+ */
 typedef struct FTIT_allConfiguration {
     FTIT_configuration configuration;
     FTIT_execution execution;

@@ -1,12 +1,14 @@
-/*
- * fti_device.h - our documented extension of the FTI API for accelerators:
+/**
+ * fti_device - device buffers and FPGA in-kernel checkpointing (libfti's extension of FTI's API)
+ *
+ * Our documented extension of the FTI API for accelerators:
  *
  *  1. FTI_ProtectDevice: protect a device buffer named by a backend handle
  *     (an XRT buffer object, an emulated allocation), so FTI_Checkpoint and
  *     FTI_Snapshot copy it from the device and FTI_Recover writes it back.
  *
  *  2. The FPGA monitor (FTI_Fpga*): the host side of in-kernel partial
- *     checkpointing (docs: DESIGN.md, "FPGA in-kernel partial checkpointing";
+ *     checkpointing (FPGA.md, "In-kernel partial checkpoints";
  *     kernel side: fti_kernel.h). The kernel works in blocks; after each
  *     block the host copies that block's data and the kernel's replicated
  *     state into host variables the application protects, and checkpoints.
@@ -27,6 +29,13 @@
  * MPI_THREAD_MULTIPLE and must not call FTI from another thread meanwhile.
  * The kernel runs on the device (or, emulated, in a thread of its own that
  * never calls FTI or MPI).
+ *
+ * The kernel side is the header fti_kernel.h; FPGA.md (docs/ in the
+ * source, share/doc/fti once installed) explains the protocol.
+ *
+ * FTI 1.6: not in FTI (FTI_Protect takes CUDA pointers there as here).
+ *
+ * See also: fti(3)
  */
 #ifndef FTI_DEVICE_API_H
 #define FTI_DEVICE_API_H
@@ -37,22 +46,50 @@
 extern "C" {
 #endif
 
-/* Local. Protects `count` elements of `type` at byte `offset` of the device
- * buffer `handle` of `backend` ("xrt": an xrtBufferHandle; "emu": a pointer
- * from fti_emu_malloc). Calling it again with the same id updates the
- * variable (e.g. after swapping buffers). Fails with a message when the
- * backend was not built into this library. */
+/**
+ * FTI_ProtectDevice - protect a device buffer named by a backend handle
+ *
+ * As FTI_Protect, for memory the host cannot address: checkpoints copy the
+ * buffer from the device, recovery writes it back. Calling it again with
+ * the same id updates the variable (e.g. after swapping buffers).
+ *
+ * Parameters:
+ *   id       the variable's id, as FTI_Protect's
+ *   backend  "xrt" (an xrtBufferHandle) or "emu" (a pointer from
+ *            fti_emu_malloc)
+ *   handle   the device buffer
+ *   offset   byte offset of the variable in the buffer
+ *   count    number of elements
+ *   type     the element type id
+ *
+ * Returns: FTI_SCES; FTI_NSCS when the backend is NULL or not built into
+ *   this library (the message lists those built), `handle` is NULL, or as
+ *   FTI_Protect.
+ * Scope: local.
+ * FTI 1.6: not in FTI.
+ */
 FTI_API int FTI_ProtectDevice(int id, const char *backend, void *handle, size_t offset,
                               int64_t count, fti_id_t type);
 
 /* ---- FPGA in-kernel partial checkpointing (host side) ------------------ */
 
+/**
+ * FTI_FpgaMode, FTI_FPGA_OFF, FTI_FPGA_BLOCKING, FTI_FPGA_NONBLOCKING - how the kernel and the checkpoints interleave
+ *
+ * FTI_FpgaConfig.mode.
+ */
 typedef enum FTI_FpgaMode {
     FTI_FPGA_OFF = 0,         /* the kernel runs uninterrupted; Wait only waits */
     FTI_FPGA_BLOCKING = 1,    /* the kernel waits for each block's checkpoint */
     FTI_FPGA_NONBLOCKING = 2, /* the kernel never waits; replicated slots */
 } FTI_FpgaMode;
 
+/**
+ * FTI_FpgaConfig - settings of an FPGA monitor
+ *
+ * Start from FTI_FpgaConfigDefaults() and set the fields; FTI_FpgaCreate
+ * validates them.
+ */
 typedef struct FTI_FpgaConfig {
     FTI_FpgaMode mode;
     const char *backend;  /* "xrt" or "emu" */
@@ -78,6 +115,11 @@ typedef struct FTI_FpgaConfig {
     void *arg;
 } FTI_FpgaConfig;
 
+/**
+ * FTI_FpgaStats - counters of an FPGA monitor
+ *
+ * Filled in by FTI_FpgaGetStats.
+ */
 typedef struct FTI_FpgaStats {
     int64_t checkpoints; /* committed by the monitor */
     int64_t torn;        /* slot copies discarded: the kernel wrote the slot meanwhile */
@@ -89,40 +131,97 @@ typedef struct FTI_FpgaStats {
     double ckpt_seconds; /* time spent in FTI_Checkpoint */
 } FTI_FpgaStats;
 
+/**
+ * FTI_FpgaMonitor - an FPGA monitor (opaque)
+ *
+ * Opened by FTI_FpgaCreate, released by FTI_FpgaFree.
+ */
 typedef struct FTI_FpgaMonitor FTI_FpgaMonitor;
 
-/* Bytes of a control block with `slots` slots (allocate at least this). */
+/**
+ * FTI_FpgaCtrlBytes - size of a control block
+ *
+ * Parameters:
+ *   slots  the number of replicated slots
+ *
+ * Returns: bytes of a control block with `slots` slots; allocate at least
+ *   this on the device.
+ * Scope: local; callable before FTI_Init.
+ */
 FTI_API size_t FTI_FpgaCtrlBytes(uint32_t slots);
 
-/* Defaults: blocking, 2 slots, level 1, every block, 30 s timeout, 100 ms
- * ack timeout, 100 re-raises, agreements at least every 10 ms. */
+/**
+ * FTI_FpgaConfigDefaults - the default settings of an FPGA monitor
+ *
+ * Returns: blocking mode, 2 slots, level 1, a checkpoint every block, 30 s
+ *   timeout, 100 ms ack timeout, 100 re-raises, agreements at least every
+ *   10 ms; the backend, control block, block count and blocks_var are left
+ *   for the caller to set.
+ * Scope: local; callable before FTI_Init.
+ */
 FTI_API FTI_FpgaConfig FTI_FpgaConfigDefaults(void);
 
-/* Local. Validates cfg and opens a monitor; FTI_NSCS with a message. */
+/**
+ * FTI_FpgaCreate - open an FPGA monitor
+ *
+ * Parameters:
+ *   m    receives the monitor
+ *   cfg  its settings (copied)
+ *
+ * Returns: FTI_SCES; FTI_NSCS when a pointer is NULL, a setting is out of
+ *   range (the message names it), the backend is not built, or a device
+ *   allocation fails.
+ * Scope: local.
+ */
 FTI_API int FTI_FpgaCreate(FTI_FpgaMonitor **m, const FTI_FpgaConfig *cfg);
 
-/* Local. Data written by blocks [first, first + nblocks): block b's bytes are
- * at `offset + (b - first) * bytes_per_block` of `handle` and are copied to
+/**
+ * FTI_FpgaAddBlockRegion - declare data the kernel writes block by block
+ *
+ * Data written by blocks [first, first + nblocks): block b's bytes are at
+ * `offset + (b - first) * bytes_per_block` of `handle` and are copied to
  * `host` at the same relative position once b is complete. `host` must be
- * protected by the application (FTI_Protect) and survive the monitor. */
+ * protected by the application (FTI_Protect) and survive the monitor.
+ *
+ * Returns: FTI_SCES; FTI_NSCS when a pointer is NULL, the blocks are not
+ *   within the run's, the monitor has too many regions or was started.
+ * Scope: local; before FTI_FpgaStart.
+ */
 FTI_API int FTI_FpgaAddBlockRegion(FTI_FpgaMonitor *m, void *handle, size_t offset,
                                    size_t bytes_per_block, int64_t first, int64_t nblocks,
                                    void *host);
 
-/* Local. Kernel state replicated per slot: block b writes its copy at
- * `offset + (b % slots) * stride`; the newest complete copy, validated by
- * the slot's sequence number, is copied to `host` (protected by the app). */
+/**
+ * FTI_FpgaAddSlotRegion - declare kernel state replicated per slot
+ *
+ * Block b writes its copy of `bytes` bytes at `offset + (b % slots) *
+ * stride` of `handle`; the newest complete copy, validated by the slot's
+ * sequence number, is copied to `host` (protected by the application).
+ *
+ * Returns: FTI_SCES; FTI_NSCS when `stride` is smaller than `bytes`, a
+ *   pointer is NULL, the monitor has too many regions or was started.
+ * Scope: local; before FTI_FpgaStart.
+ */
 FTI_API int FTI_FpgaAddSlotRegion(FTI_FpgaMonitor *m, void *handle, size_t offset,
                                   size_t stride, size_t bytes, void *host);
 
-/* Local. Writes the control block for a run resuming at *blocks_var (0 on a
- * fresh start). When resuming, first writes the host regions back to the
- * device (block data of blocks < *blocks_var, and the state of block
- * *blocks_var - 1 into its slot). Call before launching the kernel. */
+/**
+ * FTI_FpgaStart - prepare the device for a run of the kernel
+ *
+ * Writes the control block for a run resuming at *blocks_var (0 on a fresh
+ * start). When resuming, first writes the host regions back to the device
+ * (block data of blocks < *blocks_var, and the state of block *blocks_var
+ * - 1 into its slot). Call before launching the kernel.
+ *
+ * Returns: FTI_SCES; FTI_NSCS when `m` is NULL, *blocks_var is not within
+ *   0 .. nblocks, or a device copy fails.
+ * Scope: local.
+ */
 FTI_API int FTI_FpgaStart(FTI_FpgaMonitor *m);
 
-/* Collective over FTI_COMM_WORLD (every rank monitors its own kernel);
- * local in FTI_FPGA_OFF mode, which only waits for the kernel to finish.
+/**
+ * FTI_FpgaWait - checkpoint the kernel's progress until it is done
+ *
  * Polls the control block with a 1 us .. 1 ms backoff, copies complete
  * blocks, checkpoints, acknowledges, until every rank's kernel is done. The
  * ranks agree on a checkpoint through one small collective, not at every
@@ -133,15 +232,36 @@ FTI_API int FTI_FpgaStart(FTI_FpgaMonitor *m);
  * others, and is not reported silent while they progress).
  * After a failure, a blocking kernel stops by itself (FTI_K_EACK) once
  * max_raises re-raises of ack_timeout_us went unanswered.
- * Returns FTI_SCES, or FTI_NSCS on every rank when one rank failed: a
- * kernel silent for timeout_s, a corrupt control block, a kernel that gave
- * up waiting (FTI_K_EACK), a device or checkpoint error. */
+ *
+ * Returns: FTI_SCES, or FTI_NSCS on every rank when one rank failed: a
+ *   kernel silent for timeout_s, a corrupt control block, a kernel that
+ *   gave up waiting (FTI_K_EACK), a device or checkpoint error.
+ * Scope: collective over FTI_COMM_WORLD (every rank monitors its own
+ *   kernel); local in FTI_FPGA_OFF mode, which only waits for the kernel.
+ * Thread safety: driven by the calling thread, which calls FTI_Checkpoint
+ *   itself; no other thread may call FTI meanwhile.
+ */
 FTI_API int FTI_FpgaWait(FTI_FpgaMonitor *m);
 
-/* Local. Counters of the monitor since FTI_FpgaCreate. */
+/**
+ * FTI_FpgaGetStats - counters of a monitor
+ *
+ * Parameters:
+ *   m   the monitor
+ *   st  receives its counters since FTI_FpgaCreate
+ *
+ * Returns: FTI_SCES; FTI_NSCS when a pointer is NULL.
+ * Scope: local.
+ */
 FTI_API int FTI_FpgaGetStats(const FTI_FpgaMonitor *m, FTI_FpgaStats *st);
 
-/* Local. Releases the monitor (the device buffers stay the caller's). */
+/**
+ * FTI_FpgaFree - release a monitor
+ *
+ * The device buffers stay the caller's. NULL is accepted.
+ *
+ * Scope: local.
+ */
 FTI_API void FTI_FpgaFree(FTI_FpgaMonitor *m);
 
 #ifdef __cplusplus
