@@ -103,7 +103,8 @@ extern "C" {
 #endif
 
 /* The application communicator: the one given to FTI_Init, minus the head
- * ranks when head=1. Valid after FTI_Init. */
+ * ranks when head=1. Valid after FTI_Init, and still after FTI_Finalize
+ * (as in FTI, the application's then: it may use or free it). */
 FTI_API extern MPI_Comm FTI_COMM_WORLD;
 
 /* Predefined type ids. Valid before and after FTI_Init. */
