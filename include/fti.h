@@ -128,8 +128,11 @@ FTI_API extern fti_id_t FTI_LDBE;
  * restart was required but no checkpoint can be recovered. */
 FTI_API int FTI_Init(const char *configFile, MPI_Comm globalComm);
 
-/* Local. 0 on a fresh start, 1 when a checkpoint will be (or was) recovered,
- * 3 when it is a FTI_L4_H5_SINGLE checkpoint (restart on any number of ranks). */
+/* Local. 0 on a fresh start and once FTI_Recover (or FTI_Snapshot's recovery)
+ * restored the checkpoint; during a restart 1, 2 when the previous run's
+ * FTI_Finalize kept its last checkpoint ([restart] failure = 2), 3 for a
+ * FTI_L4_H5_SINGLE checkpoint (restart on any number of ranks). As FTI's,
+ * FTI_RecoverVarFinalize leaves it unchanged. */
 FTI_API int FTI_Status(void);
 
 /* Local, thread-safe, callable before FTI_Init. The version of the library

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_json.h"
 #include "ckpt_tool.h"
 #include "base/safe_fs.h"
 
@@ -211,6 +212,36 @@ static void print_summary(const summary *s, const char *path)
     }
 }
 
+static void json_summary(const summary *s, const char *path)
+{
+    ckpt_json j;
+    cj_begin(&j, stdout, "stats");
+    cj_str(&j, "metrics_file", path);
+    cj_int(&j, "lines", s->lines);
+    cj_int(&j, "malformed", s->bad);
+    cj_num(&j, "span_s", s->last > s->first ? s->last - s->first : 0.0);
+    cj_array(&j, "events");
+    for (int i = 0; i < s->n; i++) {
+        const group *g = &s->g[i];
+        cj_object(&j, NULL);
+        cj_str(&j, "event", g->event);
+        cj_int(&j, "level", g->level);
+        cj_int(&j, "count", g->count);
+        cj_int(&j, "failed", g->failed);
+        cj_num(&j, "bytes", g->bytes);
+        cj_num(&j, "time_mean_s", g->time_sum / (double)g->count);
+        cj_num(&j, "time_max_s", g->time_max);
+        if (g->gbs_n)
+            cj_num(&j, "bandwidth_mean_gbs", g->gbs_sum / (double)g->gbs_n);
+        else
+            cj_null(&j, "bandwidth_mean_gbs");
+        cj_num(&j, "app_wait_s", g->wait_sum);
+        cj_num(&j, "app_wait_max_s", g->wait_max);
+        cj_end(&j);
+    }
+    cj_finish(&j);
+}
+
 static int read_lines(FILE *in, const char *path, summary *s)
 {
     static char line[16384];
@@ -252,6 +283,9 @@ int ckpt_cmd_stats(const ckpt_opts *o)
         ckpt_error("metrics file %s: read error", o->path);
         return CKPT_EXIT_USAGE;
     }
-    print_summary(&s, o->path);
+    if (o->json)
+        json_summary(&s, o->path);
+    else
+        print_summary(&s, o->path);
     return s.bad ? CKPT_EXIT_BAD : CKPT_EXIT_OK;
 }

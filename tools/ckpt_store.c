@@ -279,6 +279,7 @@ const char *ckpt_state_name(ckpt_state s)
     case CK_BAD: return "BAD";
     case CK_NO_CODEC: return "NO-CODEC";
     case CK_NA: return "-";
+    case CK_REMOVED: return "removed";
     }
     return "?";
 }

@@ -36,6 +36,7 @@ typedef struct ckpt_opts {
     int64_t id;
     int rank, var;
     int node_size;        /* --node-size N, 0: from the config */
+    int json;             /* --json: one JSON document instead of the tables */
 } ckpt_opts;
 
 typedef struct ckpt_tool {
@@ -53,7 +54,8 @@ typedef enum {
     CK_MISSING,   /* not there (or not visible from this node) */
     CK_BAD,       /* present but damaged, truncated or from another checkpoint */
     CK_NO_CODEC,  /* present, in a form this build cannot read: zstd, HDF5 */
-    CK_NA         /* this level has no such file */
+    CK_NA,        /* this level has no such file */
+    CK_REMOVED    /* not there by design: an L4 checkpoint's own local file after the flush */
 } ckpt_state;
 
 typedef struct ckpt_file {

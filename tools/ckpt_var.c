@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ckpt_json.h"
 #include "ckpt_tool.h"
 #include "base/fio.h"
 #include "base/integrity.h"
@@ -159,6 +160,32 @@ static int var_good(const source *s, int fd, uint32_t i)
     return stream_var(fd, &s->hdr.vars[i], -1, &sum) == 0 && sum == s->hdr.vars[i].checksum;
 }
 
+static int show_vars_json(const source *s, int fd, ckpt_json *j)
+{
+    int bad = 0;
+    char type[32], sum[17];
+    cj_array(j, "variables");
+    for (uint32_t i = 0; i < s->hdr.nvars; i++) {
+        const fti_file_entry *e = &s->hdr.vars[i];
+        int ok = var_good(s, fd, i);
+        bad += !ok;
+        type_name(e, type, sizeof type);
+        snprintf(sum, sizeof sum, "%016" PRIx64, e->checksum);
+        cj_object(j, NULL);
+        cj_int(j, "id", e->id);
+        cj_str(j, "name", e->name[0] ? e->name : NULL);
+        cj_str(j, "type", type);
+        cj_uint(j, "elem_size", e->elem_size);
+        cj_uint(j, "count", e->count);
+        cj_uint(j, "bytes", e->nbytes);
+        cj_str(j, "checksum", sum);
+        cj_bool(j, "data_ok", ok);
+        cj_end(j);
+    }
+    cj_end(j);
+    return bad;
+}
+
 static int show_vars(const source *s, int fd)
 {
     int bad = 0;
@@ -193,10 +220,26 @@ int ckpt_cmd_show(const ckpt_opts *o)
         free_source(&s);
         return CKPT_EXIT_BAD;
     }
-    printf("checkpoint #%llu (id %lld, level %d) rank %d: %s%s\n%u variables, %llu bytes\n",
-           (unsigned long long)c.seq, (long long)c.id, c.level, o->rank, s.f.path,
-           s.l4 ? " (L4 global copy)" : "", s.hdr.nvars, (unsigned long long)s.hdr.file_size);
-    int bad = show_vars(&s, fd);
+    int bad;
+    if (o->json) {
+        ckpt_json j;
+        cj_begin(&j, stdout, "show");
+        cj_uint(&j, "seq", c.seq);
+        cj_int(&j, "id", c.id);
+        cj_int(&j, "level", c.level);
+        cj_int(&j, "rank", o->rank);
+        cj_str(&j, "file", s.f.path);
+        cj_bool(&j, "l4_global_copy", s.l4);
+        cj_uint(&j, "file_bytes", s.hdr.file_size);
+        bad = show_vars_json(&s, fd, &j);
+        cj_int(&j, "bad_variables", bad);
+        cj_finish(&j);
+    } else {
+        printf("checkpoint #%llu (id %lld, level %d) rank %d: %s%s\n%u variables, %llu bytes\n",
+               (unsigned long long)c.seq, (long long)c.id, c.level, o->rank, s.f.path,
+               s.l4 ? " (L4 global copy)" : "", s.hdr.nvars, (unsigned long long)s.hdr.file_size);
+        bad = show_vars(&s, fd);
+    }
     if (fd >= 0)
         close(fd);
     free_source(&s);

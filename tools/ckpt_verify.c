@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ckpt_json.h"
 #include "ckpt_tool.h"
 #include "base/log.h"
 #include "format/rs_codec.h"
@@ -32,6 +33,7 @@ typedef struct job {
     const ckpt_tool *t;
     const fti_commit *c;
     rank_row *rows;
+    ckpt_json *js; /* --json: the document being written; NULL: text */
 } job;
 
 static const char *extra_name(int level)
@@ -41,7 +43,7 @@ static const char *extra_name(int level)
 
 static char *dup_why(const ckpt_file *f)
 {
-    return f->st == CK_OK || f->st == CK_NA ? NULL : strdup(f->why);
+    return f->st == CK_OK || f->st == CK_NA || f->st == CK_REMOVED ? NULL : strdup(f->why);
 }
 
 /* A data file (own or partner copy) must hold this rank's data of c. */
@@ -94,6 +96,8 @@ static void check_rank(const job *j, int rank)
     uint64_t own_size = 0, extra_size = 0;
     ckpt_path_own(j->t, j->c, rank, path);
     check_data(j, path, rank, "own file", &own, &own_size);
+    if (own.st == CK_MISSING && j->c->level == 4 && !FTI_L4_LOCAL_KEPT(&j->t->cfg))
+        own.st = CK_REMOVED; /* gone after the flush, by design: the global copy restores it */
     check_extra(j, rank, &extra, &extra_size);
     r->own = own.st;
     r->extra = extra.st;
@@ -162,12 +166,31 @@ static void l3_print(const job *j, int first_rank, const l3_count *n)
            n->lost == 0 ? "nothing to decode" : n->decodable ? "decodable" : "NOT decodable");
 }
 
+static void l3_json(const job *j, int first_rank, const l3_count *n)
+{
+    int G = ckpt_group_size(j->t, j->c), node = ckpt_node_of(j->t, first_rank);
+    cj_object(j->js, NULL);
+    cj_int(j->js, "first_node", node);
+    cj_int(j->js, "last_node", node + G - 1);
+    cj_int(j->js, "position", first_rank % j->t->app_per_node);
+    cj_int(j->js, "lost_data", n->lost);
+    cj_int(j->js, "lost_parity", n->lost_parity);
+    cj_int(j->js, "nodes_hit", n->nodes_hit);
+    cj_int(j->js, "tolerates_lost_nodes", G / 2);
+    cj_bool(j->js, "decodable", n->decodable);
+    cj_end(j->js);
+}
+
+/* print: 0 only marks the ranks a group can decode, 1 reports each group
+ * too (as text, or as JSON objects with --json). */
 static void l3_groups(const job *j, int print)
 {
     for (int rank = 0; rank < j->c->nranks; rank++)
         if (ckpt_group_pos(j->t, j->c, rank) == 0) { /* the first member of its ring */
             l3_count n = l3_group(j, rank);
-            if (print)
+            if (print && j->js != NULL)
+                l3_json(j, rank, &n);
+            else if (print)
                 l3_print(j, rank, &n);
         }
 }
@@ -202,8 +225,9 @@ static void print_problems(const job *j)
 }
 
 /* The library's last check (src/core/recover.c): the sizes add up to the
- * commit record's. Ranks decoded from L3 parity are not counted. */
-static int sizes_agree(const job *j)
+ * commit record's. Ranks decoded from L3 parity are not counted. 1 when
+ * they do (or not every size is known); else 0, with the problem in why. */
+static int sizes_agree(const job *j, char *why, size_t n)
 {
     uint64_t total = 0;
     for (int r = 0; r < j->c->nranks; r++) {
@@ -216,24 +240,90 @@ static int sizes_agree(const job *j)
     fti_err e = fti_expect_total(j->c, total);
     fti_log_quiet(0);
     if (e != FTI_E_OK)
-        printf("  problem: %s\n", fti_last_error());
+        snprintf(why, n, "%s", fti_last_error());
     return e == FTI_E_OK;
 }
 
-static verdict summarize(const job *j)
+/* The checkpoint's verdict, the sentence that explains it, and the problem
+ * of the whole checkpoint (empty: none). */
+static verdict judge(const job *j, char *summary, size_t n, char *problem, size_t np)
 {
     int no = 0;
+    problem[0] = '\0';
     for (int r = 0; r < j->c->nranks; r++)
         no += j->rows[r].ok == R_NO;
-    if (no == 0 && !sizes_agree(j)) {
-        printf("  => NOT recoverable: the files do not add up to the committed checkpoint\n");
+    if (no == 0 && !sizes_agree(j, problem, np)) {
+        snprintf(summary, n, "NOT recoverable: the files do not add up to the committed checkpoint");
         return R_NO;
     }
     if (no > 0)
-        printf("  => NOT recoverable: %d of %d ranks cannot be restored\n", no, j->c->nranks);
+        snprintf(summary, n, "NOT recoverable: %d of %d ranks cannot be restored", no, j->c->nranks);
     else
-        printf("  => recoverable: every rank can be restored\n");
+        snprintf(summary, n, "recoverable: every rank can be restored");
     return no ? R_NO : R_YES;
+}
+
+static const char *verdict_name(verdict v)
+{
+    return v == R_YES ? "recoverable" : v == R_NO ? "not recoverable" : "unknown";
+}
+
+static void json_state(ckpt_json *js, const char *key, ckpt_state st)
+{
+    if (st == CK_NA)
+        cj_null(js, key);
+    else
+        cj_str(js, key, st == CK_OK ? "ok" : st == CK_MISSING ? "missing" : st == CK_BAD ? "bad"
+                        : st == CK_NO_CODEC ? "no-codec" : "removed");
+}
+
+static void json_rows(const job *j)
+{
+    const char *extra = extra_name(j->c->level);
+    cj_array(j->js, "ranks_detail");
+    for (int r = 0; r < j->c->nranks; r++) {
+        const rank_row *w = &j->rows[r];
+        cj_object(j->js, NULL);
+        cj_int(j->js, "rank", r);
+        cj_int(j->js, "node", ckpt_node_of(j->t, r));
+        json_state(j->js, "own", w->own);
+        cj_str(j->js, "extra_kind", extra[0] == '-' ? NULL : extra);
+        json_state(j->js, "extra", w->extra);
+        cj_bool(j->js, "recoverable", w->ok == R_YES);
+        cj_str(j->js, "via", w->via[0] ? w->via : NULL);
+        cj_array(j->js, "problems");
+        if (w->own_why != NULL)
+            cj_str(j->js, NULL, w->own_why);
+        if (w->extra_why != NULL)
+            cj_str(j->js, NULL, w->extra_why);
+        cj_end(j->js);
+        cj_end(j->js);
+    }
+    cj_end(j->js);
+}
+
+/* The text report of one checkpoint, or its JSON object's members. */
+static void report(const job *j, verdict v, const char *summary, const char *problem)
+{
+    if (j->js == NULL) {
+        print_rows(j);
+        if (j->c->level == 3)
+            l3_groups(j, 1);
+        print_problems(j);
+        if (problem[0])
+            printf("  problem: %s\n", problem);
+        printf("  => %s\n", summary);
+        return;
+    }
+    cj_str(j->js, "verdict", verdict_name(v));
+    cj_str(j->js, "summary", summary);
+    cj_str(j->js, "problem", problem[0] ? problem : NULL);
+    json_rows(j);
+    if (j->c->level == 3) {
+        cj_array(j->js, "l3_groups");
+        l3_groups(j, 1);
+        cj_end(j->js);
+    }
 }
 
 static void free_rows(rank_row *rows, int n)
@@ -245,33 +335,66 @@ static void free_rows(rank_row *rows, int n)
     free(rows);
 }
 
-static verdict verify_commit(const ckpt_tool *t, const fti_commit *c)
+static void commit_head(const fti_commit *c, ckpt_json *js)
 {
-    char size[32];
-    ckpt_human_bytes(c->bytes, size, sizeof size);
-    printf("checkpoint #%llu (id %lld, level %d, slot %d, %d ranks, %s)\n",
-           (unsigned long long)c->seq, (long long)c->id, c->level, c->slot, c->nranks, size);
-    int need_groups = c->level == 2 || c->level == 3;
-    if ((need_groups || t->nodes != NULL) && ckpt_check_mapping(t, c, need_groups, 0) != CKPT_EXIT_OK) {
-        printf("  => cannot tell: ranks cannot be placed on nodes (see the error)\n");
-        return R_UNKNOWN;
+    if (js == NULL) {
+        char size[32];
+        ckpt_human_bytes(c->bytes, size, sizeof size);
+        printf("checkpoint #%llu (id %lld, level %d, slot %d, %d ranks, %s)\n",
+               (unsigned long long)c->seq, (long long)c->id, c->level, c->slot, c->nranks, size);
+        return;
     }
-    job j = {t, c, calloc((size_t)c->nranks, sizeof(rank_row))};
+    cj_uint(js, "seq", c->seq);
+    cj_int(js, "id", c->id);
+    cj_int(js, "level", c->level);
+    cj_int(js, "slot", c->slot);
+    cj_int(js, "ranks", c->nranks);
+    cj_uint(js, "bytes", c->bytes);
+}
+
+static verdict cannot_tell(ckpt_json *js, const char *why)
+{
+    if (js == NULL) {
+        printf("  => cannot tell: %s\n", why);
+    } else {
+        cj_str(js, "verdict", verdict_name(R_UNKNOWN));
+        cj_str(js, "summary", why);
+    }
+    return R_UNKNOWN;
+}
+
+static verdict verify_commit(const ckpt_tool *t, const fti_commit *c, ckpt_json *js)
+{
+    commit_head(c, js);
+    int need_groups = c->level == 2 || c->level == 3;
+    if ((need_groups || t->nodes != NULL) && ckpt_check_mapping(t, c, need_groups, 0) != CKPT_EXIT_OK)
+        return cannot_tell(js, "ranks cannot be placed on nodes (see the error)");
+    job j = {t, c, calloc((size_t)c->nranks, sizeof(rank_row)), js};
     if (j.rows == NULL) {
         ckpt_error("out of memory for %d ranks", c->nranks);
-        return R_UNKNOWN;
+        return cannot_tell(js, "out of memory");
     }
     for (int r = 0; r < c->nranks; r++)
         check_rank(&j, r);
     if (c->level == 3)
         l3_groups(&j, 0);
-    print_rows(&j);
-    if (c->level == 3)
-        l3_groups(&j, 1);
-    print_problems(&j);
-    verdict v = summarize(&j);
+    char summary[256], problem[1024];
+    verdict v = judge(&j, summary, sizeof summary, problem, sizeof problem);
+    report(&j, v, summary, problem);
     free_rows(j.rows, c->nranks);
     return v;
+}
+
+/* Which node-local storage the verdicts saw. */
+static void where_json(const ckpt_tool *t, ckpt_json *js)
+{
+    struct stat st;
+    cj_object(js, "node_local");
+    cj_str(js, "seen", t->nodes == NULL ? "this node" : t->nodes == t->cfg.ckpt_dir ? "local_test"
+                                                                                   : "--nodes");
+    cj_str(js, "path", t->nodes != NULL ? t->nodes : t->dirs.local);
+    cj_bool(js, "exists", t->nodes != NULL || stat(t->dirs.local, &st) == 0);
+    cj_end(js);
 }
 
 static void where_note(const ckpt_tool *t)
@@ -288,6 +411,25 @@ static void where_note(const ckpt_tool *t)
                t->dirs.local);
 }
 
+/* The job's verdict, as the text's last line says it; the same exit code. */
+static int verify_json_end(ckpt_json *js, const fti_commit *chosen, int unknown)
+{
+    cj_end(js); /* checkpoints */
+    cj_object(js, "job");
+    cj_str(js, "verdict", chosen != NULL ? "recoverable" : unknown ? "unknown" : "not recoverable");
+    if (chosen != NULL) {
+        cj_object(js, "restores");
+        cj_uint(js, "seq", chosen->seq);
+        cj_int(js, "id", chosen->id);
+        cj_int(js, "level", chosen->level);
+        cj_end(js);
+    } else {
+        cj_null(js, "restores");
+    }
+    cj_finish(js);
+    return chosen != NULL ? CKPT_EXIT_OK : CKPT_EXIT_BAD;
+}
+
 int ckpt_cmd_verify(const ckpt_opts *o)
 {
     ckpt_tool t;
@@ -298,14 +440,29 @@ int ckpt_cmd_verify(const ckpt_opts *o)
     int n = ckpt_commits(&t, o->has_id, o->id, c);
     if (n == 0)
         return ckpt_pick(&t, o->has_id, o->id, &c[0]); /* prints why there is none */
-    where_note(&t);
+    ckpt_json doc, *js = o->json ? &doc : NULL;
+    if (js != NULL) {
+        cj_begin(js, stdout, "verify");
+        cj_str(js, "config", t.cfg.file);
+        cj_str(js, "exec_id", t.dirs.exec_id);
+        where_json(&t, js);
+        cj_array(js, "checkpoints");
+    } else {
+        where_note(&t);
+    }
     int chosen = -1, unknown = 0;
     for (int i = 0; i < n; i++) {
-        verdict v = verify_commit(&t, &c[i]);
+        if (js != NULL)
+            cj_object(js, NULL);
+        verdict v = verify_commit(&t, &c[i], js);
+        if (js != NULL)
+            cj_end(js);
         if (v == R_YES && chosen < 0)
             chosen = i;
         unknown += v == R_UNKNOWN && chosen < 0;
     }
+    if (js != NULL)
+        return verify_json_end(js, chosen >= 0 ? &c[chosen] : NULL, unknown);
     if (chosen >= 0) {
         printf("job: recoverable: a restart restores checkpoint #%llu (id %lld, level %d)%s\n",
                (unsigned long long)c[chosen].seq, (long long)c[chosen].id, c[chosen].level,

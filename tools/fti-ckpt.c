@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "ckpt_tool.h"
 /* FTI_VERSION_STRING: fti.h's version, given by tools/CMakeLists.txt (fti.h
  * includes mpi.h, which this MPI-free tool is compiled without). */
@@ -41,6 +42,8 @@ static const char usage_text[] =
     "  --node-size N   ranks per node, heads included (when the config says node_size = 0)\n"
     "  --exec-id ID    the run's exec_id, when the config file moved (default: [restart]\n"
     "                  exec_id, else derived from the config's absolute path)\n"
+    "  --json          list, verify, show, stats: one JSON document on stdout instead of\n"
+    "                  the tables (schema \"fti-ckpt/COMMAND/1\", keys in docs/USER_GUIDE.md)\n"
     "\n"
     "exit status: 0 ok (verify: recoverable), 1 damaged or not recoverable, 2 usage or\n"
     "input error (bad option, unreadable config or commit record, no such checkpoint)\n";
@@ -70,7 +73,7 @@ static int parse_int(const char *opt, const char *s, long long lo, long long hi,
     return 0;
 }
 
-enum { O_ID = 256, O_RANK, O_VAR, O_FORMAT, O_NODES, O_NODE_SIZE, O_EXEC_ID, O_FROM };
+enum { O_ID = 256, O_RANK, O_VAR, O_FORMAT, O_NODES, O_NODE_SIZE, O_EXEC_ID, O_FROM, O_JSON };
 
 static const struct option long_opts[] = {
     {"id", required_argument, NULL, O_ID},
@@ -82,6 +85,7 @@ static const struct option long_opts[] = {
     {"node-size", required_argument, NULL, O_NODE_SIZE},
     {"exec-id", required_argument, NULL, O_EXEC_ID},
     {"from", required_argument, NULL, O_FROM},
+    {"json", no_argument, NULL, O_JSON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -114,6 +118,7 @@ static int take_option(int c, const char *arg, ckpt_opts *o)
     case O_NODES: o->nodes = arg; return 0;
     case O_EXEC_ID: o->exec_id = arg; return 0;
     case O_FROM: o->from = arg; return 0;
+    case O_JSON: o->json = 1; return 0;
     default: return -1;
     }
 }
@@ -141,6 +146,11 @@ static int parse_args(int argc, char **argv, ckpt_opts *o)
         return -1;
     }
     o->path = argv[1 + optind];
+    if (o->json && strcmp(o->cmd, "list") != 0 && strcmp(o->cmd, "verify") != 0 &&
+        strcmp(o->cmd, "show") != 0 && strcmp(o->cmd, "stats") != 0) {
+        fprintf(stderr, "fti-ckpt %s: --json is for list, verify, show and stats\n", o->cmd);
+        return -1;
+    }
     return 0;
 }
 
@@ -153,6 +163,7 @@ int main(int argc, char **argv)
                 {"show", ckpt_cmd_show},     {"extract", ckpt_cmd_extract},
                 {"stats", ckpt_cmd_stats},   {"names", ckpt_cmd_names},
                 {"import", ckpt_cmd_import}};
+    fti_log_program("fti-ckpt"); /* the library's messages name the tool, not a rank */
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("fti-ckpt (libfti) %s\n", FTI_VERSION_STRING);
         return 0;

@@ -6,6 +6,7 @@
 /* Logging state is process-wide by nature (one stderr per process). */
 static int log_rank = -1;
 static int log_verbosity = FTI_LOG_INFO;
+static const char *log_program; /* a tool's name, or NULL: the library in a rank */
 /* Thread-local: the post-processing thread records its own errors. */
 static _Thread_local char last_msg[1024];
 static _Thread_local fti_err last_code = FTI_E_OK;
@@ -20,6 +21,8 @@ void fti_log_setup(int rank, int verbosity)
     log_verbosity = verbosity;
 }
 
+void fti_log_program(const char *name) { log_program = name; }
+
 int fti_log_enabled(int level) { return level >= log_verbosity; }
 
 /* Writes one line at `level`, when the verbosity lets it through. */
@@ -29,7 +32,8 @@ static void vlog(int level, const char *fmt, va_list ap)
         return;
     static const char *tag[] = {"", "debug", "info", "warning", "error"};
     char line[1200];
-    int n = snprintf(line, sizeof line, "[FTI r%d] %s: ", log_rank, tag[level]);
+    int n = log_program != NULL ? snprintf(line, sizeof line, "%s: %s: ", log_program, tag[level])
+                                : snprintf(line, sizeof line, "[FTI r%d] %s: ", log_rank, tag[level]);
     vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     /* One fputs per line so ranks' lines do not interleave mid-line. */
     strncat(line, "\n", sizeof line - strlen(line) - 1);

@@ -12,6 +12,9 @@ enum { FTI_LOG_DEBUG = 1, FTI_LOG_INFO = 2, FTI_LOG_WARN = 3, FTI_LOG_ERROR = 4 
 /* Sets the rank shown in the prefix and the minimum level printed. */
 void fti_log_setup(int rank, int verbosity);
 
+/* A tool's messages: "NAME: warning: ..." instead of "[FTI rN] warning: ...". */
+void fti_log_program(const char *name);
+
 /* Whether messages of `level` are printed at the configured verbosity. */
 int fti_log_enabled(int level);
 

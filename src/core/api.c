@@ -19,6 +19,7 @@
 #include "base/fault.h"
 #include "base/fio.h"
 #include "base/heap_probe.h"
+#include "data/dirty_pages.h"
 #include "runtime/job_claim.h"
 #include "runtime/jobstatus.h"
 #include "stores/hdf5/h5_groups.h"
@@ -261,6 +262,11 @@ int FTI_Finalize(void)
         e = ctx->cfg.keep_last_ckpt ? fti_checkpoint_flush_last(ctx) : fti_remove_checkpoints(ctx);
     if (e == FTI_E_OK)
         fti_conf_update_finalize(ctx);
+    /* Rank 0 rewrote [restart] failure above; an FTI_Init in the same job
+     * (PDI's plugin re-initialises) reads the file on every rank, so no rank
+     * returns before the write is done, as FTI's FTI_Finalize ends in a barrier. */
+    if (!ctx->topo.is_head)
+        MPI_Barrier(ctx->topo.app);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
     /* Our communicators are freed but the application ranks': FTI_COMM_WORLD
@@ -528,8 +534,9 @@ int FTI_RecoverVarFinalize(void)
     fti_ctx *ctx = ready("FTI_RecoverVarFinalize");
     if (ctx == NULL)
         return FTI_NSCS;
+    /* The restart stays pending, as FTI's: FTI_Status() keeps its value and
+     * FTI_Snapshot still recovers; only FTI_Recover ends it. */
     fti_recover_var_close(ctx);
-    ctx->rec.pending = 0;
     return FTI_SCES;
 }
 
@@ -565,6 +572,7 @@ void *FTI_Realloc(int id, void *ptr)
                  "FTI_GetStoredSize bytes yourself and protect them again", id, why);
         return NULL;
     }
+    fti_dirty_release(v->ptr, fti_var_bytes(v)); /* realloc may move its pages, protection and all */
     void *p = realloc(ptr, e->nbytes ? e->nbytes : 1);
     if (p == NULL) {
         fti_fail(FTI_E_NOMEM, "FTI_Realloc: variable %d: cannot allocate %llu bytes", id,

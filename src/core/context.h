@@ -60,6 +60,9 @@ typedef struct fti_stage_requests {
  * it wrote and the protected bytes it covers, which fti_dcp_report sums. */
 typedef struct fti_dcp_share {
     uint64_t changed, data;
+    uint64_t hashed;      /* bytes hashed for the last layer (dirty tracking skips clean blocks) */
+    uint64_t dirty_since; /* seq of the layer the page tracker was last reset for, 0: none */
+    int dirty_noted;      /* the fallback of dirty tracking was logged once */
 } fti_dcp_share;
 
 typedef struct fti_post fti_post; /* asynchronous post-processing (post.c) */

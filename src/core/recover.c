@@ -17,6 +17,7 @@
 #include "format/ckpt_expect.h"
 #include "base/fio.h"
 #include "base/fault.h"
+#include "data/dirty_pages.h"
 #include "stores/l4.h"
 #include "stores/l4_store.h"
 #include "core/levels.h"
@@ -387,6 +388,8 @@ fti_err fti_recover_prepare(fti_ctx *ctx)
 /* Restores var from the open file fd; errors name the variable. */
 static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
 {
+    if (v->dev == NULL) /* a read(2) into a write-protected page fails (dirty_pages.h) */
+        fti_dirty_release(v->ptr, fti_var_bytes(v));
     if (!fti_commit_rank_file(&ctx->rec.chosen)) /* read from the store itself */
         return fti_l4_store_of(&ctx->rec.chosen)->read_var(ctx, v);
     const fti_file_entry *e = fti_file_find_near(&ctx->rec.hdr, v->id, (int)(v - ctx->reg.vars));

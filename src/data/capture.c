@@ -357,6 +357,26 @@ static void stream_out(pipe_t *p, const file_xfer *x)
 
 /* ---- file -> device ------------------------------------------------------- */
 
+/* Reads len bytes at off into buf and hashes them. With the hash worker, each
+ * piece is handed to it as soon as it is read, while the bytes are still in
+ * the cache the two threads share (a whole chunk hashed after its read would
+ * come back from memory); the last piece is hashed while the chunk is copied
+ * to the device, and before the buffer's next read, as posting waits for the
+ * piece before. Without the worker, this thread hashes each piece it reads. */
+static int read_hashed(pipe_t *p, const file_xfer *x, char *buf, size_t len, off_t off)
+{
+    if (!p->hasher.running)
+        return read_full(p, x->fd, buf, len, off, x->hash);
+    for (size_t done = 0; done < len;) {
+        size_t piece = len - done < FTI_HASH_PIECE ? len - done : FTI_HASH_PIECE;
+        if (read_full(p, x->fd, buf + done, piece, off + (off_t)done, NULL) != 0)
+            return -1;
+        fti_hash_worker_post(&p->hasher, buf + done, piece);
+        done += piece;
+    }
+    return 0;
+}
+
 /* Reads and hashes chunk idx into its buffer once the buffer's previous copy
  * (chunk idx - depth) is done, then starts the copy to the device. */
 static int fill_in(pipe_t *p, const file_xfer *x, size_t idx)
@@ -365,12 +385,8 @@ static int fill_in(pipe_t *p, const file_xfer *x, size_t idx)
     size_t len = chunk_len(p, idx, x->n);
     if (idx >= (size_t)p->depth && p->ops->stream_sync(p->set->stream[b]) != 0)
         return pipe_device_error(p, "host->device copy", idx - (size_t)p->depth);
-    fti_hash *inline_hash = p->hasher.running ? NULL : x->hash;
-    if (read_full(p, x->fd, p->set->buf[b], len, file_offset(p, x, idx), inline_hash) != 0)
+    if (read_hashed(p, x, p->set->buf[b], len, file_offset(p, x, idx)) != 0)
         return -1;
-    if (p->hasher.running) /* hashed while it is copied to the device; done before the buffer's
-                              next read, as posting the next chunk waits for this one */
-        fti_hash_worker_post(&p->hasher, p->set->buf[b], len);
     if (p->ops->to_device(p->set->stream[b], x->dst, idx * p->chunk, p->set->buf[b], len) != 0)
         return pipe_device_error(p, "host->device copy", idx);
     return 0;

@@ -1,4 +1,5 @@
 #include "data/registry.h"
+#include "data/dirty_pages.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ fti_err fti_registry_init(fti_registry *r)
 
 void fti_registry_free(fti_registry *r)
 {
+    fti_dirty_release_all(); /* no variable is protected any more */
     for (int i = 0; i < r->ntypes; i++)
         free(r->types[i].fields);
     for (int i = 0; i < r->nvars; i++)
@@ -196,6 +198,8 @@ static fti_err protect(fti_registry *r, int id, void *ptr, int64_t count, int ty
 
     fti_var *v = fti_registry_find(r, id);
     if (v != NULL) {
+        if (v->dev == NULL && (v->ptr != ptr || v->count != count))
+            fti_dirty_release(v->ptr, fti_var_bytes(v)); /* not ours to write-protect any more */
         if (v->type != type)
             return fti_fail(FTI_E_ARG, "FTI_Protect: variable %d is already protected with type "
                             "'%s' (id %d); cannot protect it again as '%s' (id %d)", id,

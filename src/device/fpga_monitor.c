@@ -58,6 +58,7 @@ struct FTI_FpgaMonitor {
     region regions[MAX_REGIONS];
     int nregions;
     fti_fpga_hooks hooks;
+    fti_fpga_clock clock;
     int started;
     /* protocol state, in blocks: copied <= progress, valid = state staged,
      * ckpt = state checkpointed, acked = last flagB sent */
@@ -79,18 +80,32 @@ struct FTI_FpgaMonitor {
 /* Scratch words after the control block image in m->io. */
 enum { SCR_SEQ_BEFORE, SCR_SEQ_AFTER, SCR_ACK, SCR_WORDS };
 
-static double now_s(void)
+static double real_now(void *arg)
 {
     struct timespec ts;
+    (void)arg;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void nap(long *ns)
+static void real_sleep(void *arg, long ns)
 {
-    struct timespec ts = {0, *ns};
+    struct timespec ts = {0, ns};
+    (void)arg;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+}
+
+/* The monitor's clock: real time, or the simulated time of a model of the
+ * device's memory (fti_fpga_set_clock). */
+static double now_s(const FTI_FpgaMonitor *m)
+{
+    return m->clock.now(m->clock.arg);
+}
+
+static void nap(const FTI_FpgaMonitor *m, long *ns)
+{
+    m->clock.sleep_ns(m->clock.arg, *ns);
     *ns = *ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : *ns * 2;
 }
 
@@ -249,6 +264,7 @@ int FTI_FpgaCreate(FTI_FpgaMonitor **out, const FTI_FpgaConfig *cfg)
     m->ops = ops;
     m->next_id = cfg->ckpt_id;
     m->hooks = (fti_fpga_hooks){default_agree, default_checkpoint, m};
+    m->clock = (fti_fpga_clock){real_now, real_sleep, NULL};
     if (monitor_open(m) != FTI_E_OK) {
         FTI_FpgaFree(m);
         return FTI_NSCS;
@@ -329,6 +345,11 @@ int FTI_FpgaGetStats(const FTI_FpgaMonitor *m, FTI_FpgaStats *st)
 void fti_fpga_set_hooks(FTI_FpgaMonitor *m, const fti_fpga_hooks *h)
 {
     m->hooks = *h;
+}
+
+void fti_fpga_set_clock(FTI_FpgaMonitor *m, const fti_fpga_clock *c)
+{
+    m->clock = *c;
 }
 
 void fti_fpga_drop_acks(FTI_FpgaMonitor *m, int64_t from_block, int count)
@@ -459,7 +480,7 @@ static void reset_state(FTI_FpgaMonitor *m, int64_t k)
     m->raises_seen = 0;
     memset(m->seen, 0, sizeof m->seen);
     m->seen[0] = m->seen[1] = (fti_k_word)k;
-    m->last_change = now_s();
+    m->last_change = now_s(m);
     m->moved = 0;
     memset(m->sent, 0, sizeof m->sent);
     m->last_round = 0; /* the first poll agrees */
@@ -537,7 +558,7 @@ static int observe(FTI_FpgaMonitor *m)
     if (memcmp(now, m->seen, sizeof now) == 0)
         return 0;
     memcpy(m->seen, now, sizeof now);
-    m->last_change = now_s();
+    m->last_change = now_s(m);
     m->moved = 1;
     return 1;
 }
@@ -563,7 +584,7 @@ static fti_err silent(FTI_FpgaMonitor *m)
                                : "it never started: not launched, or it rejected the control block "
                                  "(a kernel built with another fti_kernel.h version?)";
     return fti_fail(FTI_E_DEVICE, "FPGA kernel silent for %.1f s (timeout_s) at block %llu of %lld "
-                    "(%s mode, flagA %llu, flagB %llu): %s", now_s() - m->last_change,
+                    "(%s mode, flagA %llu, flagB %llu): %s", now_s(m) - m->last_change,
                     (unsigned long long)word(m, FTI_K_LINE_PROGRESS, 0), (long long)m->cfg.nblocks,
                     mode_name(m->cfg.mode), (unsigned long long)word(m, FTI_K_LINE_FLAGA, 0),
                     (unsigned long long)word(m, FTI_K_LINE_FLAGB, 0), why);
@@ -588,7 +609,7 @@ static fti_err check_kernel(FTI_FpgaMonitor *m)
     /* A blocking kernel waiting at flagA waits for us, not the other way. */
     int waits_on_us = m->cfg.mode == FTI_FPGA_BLOCKING &&
                       (int64_t)word(m, FTI_K_LINE_FLAGA, 0) > m->acked;
-    if (!done && !waits_on_us && now_s() - m->last_change > m->cfg.timeout_s)
+    if (!done && !waits_on_us && now_s(m) - m->last_change > m->cfg.timeout_s)
         return silent(m);
     return FTI_E_OK;
 }
@@ -715,17 +736,17 @@ static int default_agree(void *arg, const int64_t *in, int64_t *out)
         return -1;
     }
     long pause = BACKOFF_MIN_NS;
-    double start = now_s(), warned = start;
+    double start = now_s(m), warned = start;
     for (int flag = 0;;) {
         MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
         if (flag)
             return 0;
-        if (now_s() - warned > m->cfg.timeout_s) {
-            warned = now_s();
+        if (now_s(m) - warned > m->cfg.timeout_s) {
+            warned = now_s(m);
             fti_log(FTI_LOG_WARN, "FPGA monitor: waiting %.0f s for the other ranks' monitors "
                     "(every rank must call FTI_FpgaWait)", warned - start);
         }
-        nap(&pause);
+        nap(m, &pause);
     }
 }
 
@@ -747,15 +768,15 @@ static int my_rank(void)
 static fti_err take_checkpoint(FTI_FpgaMonitor *m)
 {
     *m->cfg.blocks_var = m->valid;
-    double t0 = now_s();
+    double t0 = now_s(m);
     int rc = m->hooks.checkpoint(m->hooks.arg, m->next_id++, m->cfg.level);
-    m->st.ckpt_seconds += now_s() - t0;
+    m->st.ckpt_seconds += now_s(m) - t0;
     if (rc != FTI_DONE)
         return fti_fail(FTI_E_IO, "FPGA monitor: checkpoint of block %lld failed: %s",
                         (long long)(m->valid - 1), fti_last_error());
     m->ckpt = m->valid;
     m->st.checkpoints++;
-    m->last_change = now_s(); /* the kernel may have waited on us meanwhile */
+    m->last_change = now_s(m); /* the kernel may have waited on us meanwhile */
     if (m->cfg.on_checkpoint != NULL)
         m->cfg.on_checkpoint(m->cfg.arg, m->valid);
     if (m->cfg.mode == FTI_FPGA_BLOCKING && kernel_waiting(m))
@@ -778,7 +799,7 @@ static int should_agree(const FTI_FpgaMonitor *m, const int64_t *mine)
 {
     return mine[FTI_FPGA_VOTE_ERROR] != 0 || mine[FTI_FPGA_VOTE_WANT] != 0 || m->pending ||
            memcmp(mine, m->sent, FTI_FPGA_VOTE_MOVED * sizeof *mine) != 0 ||
-           now_s() - m->last_round >= m->cfg.agree_interval_s;
+           now_s(m) - m->last_round >= m->cfg.agree_interval_s;
 }
 
 /* Bookkeeping after a round; a kernel that has not started is not silent
@@ -786,7 +807,7 @@ static int should_agree(const FTI_FpgaMonitor *m, const int64_t *mine)
 static void round_done(FTI_FpgaMonitor *m, const int64_t *mine, const int64_t *all)
 {
     memcpy(m->sent, mine, sizeof m->sent);
-    m->last_round = now_s();
+    m->last_round = now_s(m);
     m->moved_since_round = 0;
     m->pending = all[FTI_FPGA_VOTE_WANT] && all[FTI_FPGA_VOTE_NOT_READY];
     m->st.rounds++;
@@ -833,7 +854,7 @@ static fti_err wait_off(FTI_FpgaMonitor *m)
         if (changed)
             pause = BACKOFF_MIN_NS;
         else
-            nap(&pause);
+            nap(m, &pause);
     }
 }
 
@@ -856,6 +877,6 @@ int FTI_FpgaWait(FTI_FpgaMonitor *m)
         if (active)
             pause = BACKOFF_MIN_NS;
         else
-            nap(&pause);
+            nap(m, &pause);
     }
 }

@@ -2,7 +2,8 @@
  * fpga_monitor.h - the host side of in-kernel partial checkpointing (the
  * public calls are FTI_Fpga* in fti_device.h). Internals exposed here are
  * for the protocol's unit tests: they replace how a monitor agrees with the
- * other ranks and takes a checkpoint, and inject protocol faults.
+ * other ranks and takes a checkpoint, replace its clock, and inject protocol
+ * faults.
  */
 #ifndef FTI_FPGA_MONITOR_H
 #define FTI_FPGA_MONITOR_H
@@ -31,6 +32,17 @@ typedef struct fti_fpga_hooks {
 
 /* Replaces the default (MPI_Iallreduce over FTI_COMM_WORLD, FTI_Checkpoint). */
 void fti_fpga_set_hooks(FTI_FpgaMonitor *m, const fti_fpga_hooks *h);
+
+/* The monitor's clock: seconds since any fixed origin, and a pause. */
+typedef struct fti_fpga_clock {
+    double (*now)(void *arg);
+    void (*sleep_ns)(void *arg, long ns);
+    void *arg;
+} fti_fpga_clock;
+
+/* Replaces the real clock (CLOCK_MONOTONIC, nanosleep) with a simulated
+ * one: test/fpga/axi_model.c runs the monitor in simulated time. */
+void fti_fpga_set_clock(FTI_FpgaMonitor *m, const fti_fpga_clock *c);
 
 /* Fault injection: the flagB writes acknowledging blocks >= from_block are
  * lost, `count` of them (the kernel must re-raise and the host re-send). */

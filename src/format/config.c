@@ -92,6 +92,7 @@ static const key_spec known_keys[] = {
     INTK("advanced", "mpi_tag", mpi_tag, 0, 32767),
     INTK("advanced", "local_test", local_test, 0, 1),
     INTK("advanced", "group_shared_dirs", group_shared_dirs, 0, 1), /* (ours) */
+    INTK("advanced", "dcp_dirty_tracking", dcp_dirty_tracking, 0, 1), /* (ours), default 0 */
     /* FTI's [advanced] keys: sizes in FTI's units, tags, fast_forward */
     {"advanced", "transfer_size", K_SIZE, OFF(transfer_size), 1, 1024, 1 << 20},
     {"advanced", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},

@@ -32,6 +32,12 @@ typedef enum { FTI_DEVICES_AUTO = 0, FTI_DEVICES_OFF, FTI_DEVICES_CUDA } fti_dev
  * the job runs, removed with local storage at FTI_Finalize (keep_last_ckpt). */
 #define FTI_L4_COPY_UNTIL_FINALIZE 2
 
+/* 1 when an L4 checkpoint's node-local file is kept for good
+ * (l4_local_copy = 1). Otherwise it goes after the flush, or with the
+ * heads' copy at FTI_Finalize: then its absence is by design (fti-ckpt
+ * verify says "removed", not "missing"). */
+#define FTI_L4_LOCAL_KEPT(cfg) ((cfg)->l4_local_copy == 1)
+
 typedef struct fti_config {
     char file[FTI_PATH_MAX]; /* the config file as given */
 
@@ -64,6 +70,8 @@ typedef struct fti_config {
     int dcp_mode;
     int dcp_block_size;  /* bytes, 0: FTI_DCP_DEFAULT_BLOCK */
     int dcp_stack_size;  /* dCP layers per chain before a new full base, 0: default */
+    int dcp_dirty_tracking; /* [advanced] (ours): 1 hashes only pages written since the last
+                             * layer (data/dirty_pages.h); 0, the default, hashes everything */
     int verbosity;
     int64_t transfer_size;
     int64_t gpu_host_bufsize;

@@ -17,6 +17,7 @@
 
 #include "format/dcp_file.h"
 #include "base/fault.h"
+#include "data/dirty_pages.h"
 #include "base/fio.h"
 #include "base/integrity.h"
 #include "runtime/recover_state.h"
@@ -71,6 +72,10 @@ typedef struct writer {
     fti_dcp_layer *l;
     const fti_dcp_layer *prev; /* NULL: full base */
     uint64_t k;                /* next map entry */
+    fti_ctx *ctx;
+    int since_prev;  /* the page tracker was last reset for prev: its dirty pages are the
+                      * changes since prev (else every block is hashed) */
+    uint64_t hashed; /* bytes hashed for this layer */
 } writer;
 
 /* Map index of the first block of variable id in prev, or -1. */
@@ -93,15 +98,22 @@ static uint64_t block_len(uint64_t nbytes, uint64_t b, uint64_t bs)
     return nbytes - b * bs < bs ? nbytes - b * bs : bs;
 }
 
-/* Block b of a variable: reused from prev when its bytes are unchanged,
- * else appended to this layer. */
+/* Block b of a variable: reused from prev when its bytes are unchanged
+ * (no page of it written since prev: not even hashed; else its hash equal
+ * to prev's), else appended to this layer. */
 static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
-                         const fti_file_entry *pe, int64_t pk)
+                         const fti_file_entry *pe, int64_t pk, int clean)
 {
     fti_dcp_layer *l = w->l;
+    int in_prev = pe != NULL && b < fti_dcp_blocks_of(pe->nbytes, l->block_size) &&
+                  block_len(pe->nbytes, b, l->block_size) == len;
+    if (in_prev && clean) {
+        l->map[w->k++] = w->prev->map[pk + (int64_t)b];
+        return FTI_E_OK;
+    }
     uint64_t h = fti_hash_buffer(p, (size_t)len);
-    if (pe != NULL && b < fti_dcp_blocks_of(pe->nbytes, l->block_size) &&
-        block_len(pe->nbytes, b, l->block_size) == len && w->prev->map[pk + (int64_t)b].hash == h) {
+    w->hashed += len;
+    if (in_prev && w->prev->map[pk + (int64_t)b].hash == h) {
         l->map[w->k++] = w->prev->map[pk + (int64_t)b];
         return FTI_E_OK;
     }
@@ -114,8 +126,40 @@ static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
     return FTI_E_OK;
 }
 
-/* Every block hashed once: its hash decides whether it is stored, and the
- * variable's checksum in the layer is the hash of its block hashes. */
+/* One line per run and rank for the first variable whose pages cannot be
+ * tracked; the others at debug level. */
+static void untracked(fti_ctx *ctx, const fti_var *v, const char *why)
+{
+    fti_log(ctx->dcp_last.dirty_noted ? FTI_LOG_DEBUG : FTI_LOG_INFO, "dCP: variable %d: its "
+            "pages are not tracked (%s); every block of it is hashed at each dCP checkpoint",
+            v->id, why);
+    ctx->dcp_last.dirty_noted = 1;
+}
+
+/* The pages of v written since the page tracker's last reset, in *set (1),
+ * or 0: hash every block of v. The tracker is reset (or starts on v) either
+ * way, before any block is read, so that the next layer knows what changed
+ * since this one. */
+static int dirty_pages_of(writer *w, const fti_var *v, uint64_t nbytes, fti_dirty_set *set)
+{
+    char why[160];
+    if (!w->ctx->cfg.dcp_dirty_tracking || nbytes == 0)
+        return 0;
+    if (fti_dirty_reset(v->ptr, (size_t)nbytes, v->id, set, why, sizeof why) == 0) {
+        if (w->since_prev)
+            return 1;
+        fti_dirty_set_free(set);
+        return 0;
+    }
+    fti_dirty_release(v->ptr, (size_t)nbytes); /* tracked with other bounds or for another id */
+    if (fti_dirty_track(v->ptr, (size_t)nbytes, v->id, why, sizeof why) != 0)
+        untracked(w->ctx, v, why);
+    return 0;
+}
+
+/* Each block hashed at most once: its hash decides whether it is stored,
+ * and the variable's checksum in the layer is the hash of its block hashes.
+ * With dirty tracking, blocks on no written page keep prev's entry unread. */
 static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
 {
     if (v->dev != NULL)
@@ -124,9 +168,16 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
     const fti_file_entry *pe;
     int64_t pk = prev_start(w->prev, v->id, &pe);
     uint64_t bs = w->l->block_size, k0 = w->k, nb = fti_dcp_blocks_of(e->nbytes, bs);
+    fti_dirty_set set;
+    int known = dirty_pages_of(w, v, e->nbytes, &set);
     fti_err rc = FTI_E_OK;
-    for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++)
-        rc = put_block(w, (const char *)v->ptr + b * bs, block_len(e->nbytes, b, bs), b, pe, pk);
+    for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++) {
+        uint64_t len = block_len(e->nbytes, b, bs);
+        int clean = known && !fti_dirty_set_any(&set, (size_t)(b * bs), (size_t)len);
+        rc = put_block(w, (const char *)v->ptr + b * bs, len, b, pe, pk, clean);
+    }
+    if (known)
+        fti_dirty_set_free(&set);
     if (rc == FTI_E_OK && fti_dcp_var_sum(&w->l->map[k0], nb, &e->checksum) != 0)
         rc = fti_fail(FTI_E_NOMEM, "dCP: out of memory");
     return rc;
@@ -193,6 +244,27 @@ static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path)
     return FTI_E_OK;
 }
 
+/* Whether the page tracker's record can stand for the changes since prev
+ * (NULL: none); logs once why not where tracking is off or was undone. */
+static int tracker_since(fti_ctx *ctx, const fti_dcp_layer *prev)
+{
+    fti_dcp_share *s = &ctx->dcp_last;
+    if (ctx->cfg.dcp_dirty_tracking && !fti_dirty_handler_intact()) {
+        fti_dirty_release_all();
+        ctx->cfg.dcp_dirty_tracking = 0;
+        s->dirty_noted = 0;
+        fti_log(FTI_LOG_WARN, "dCP: the application replaced the SIGSEGV handler of dirty "
+                "tracking; tracking stops for this run (install yours before FTI_Init)");
+    }
+    if (!ctx->cfg.dcp_dirty_tracking && !s->dirty_noted) {
+        fti_log_rank0(FTI_LOG_INFO, "dCP: dirty tracking off ([advanced] dcp_dirty_tracking = 0): "
+                      "every block is hashed at each dCP checkpoint");
+        s->dirty_noted = 1;
+    }
+    return ctx->cfg.dcp_dirty_tracking && prev != NULL && s->dirty_since != 0 &&
+           prev->seq == s->dirty_since;
+}
+
 fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 {
     fti_dcp_layer prev, l;
@@ -201,7 +273,11 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
     fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
     fti_path_temp(tmp, path, "tmp");
-    writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0};
+    writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0, ctx,
+                tracker_since(ctx, have_prev ? &prev : NULL), 0};
+    /* from here the tracker records changes since this layer; it stands for
+     * them only once this layer is written (and then committed: see tracker_since) */
+    ctx->dcp_last.dirty_since = 0;
     if (e == FTI_E_OK &&
         (w.fd = fti_open_new(tmp)) < 0)
         e = fti_fail(FTI_E_IO, "dCP layer %s: cannot create: %s", tmp, fti_fs_strerror(errno));
@@ -214,11 +290,16 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     if (e != FTI_E_OK)
         unlink(tmp);
     else
-        fti_log(FTI_LOG_DEBUG, "dCP layer #%llu: %llu of %llu bytes written (depth %u)",
-                (unsigned long long)c->seq, (unsigned long long)l.data_size,
-                (unsigned long long)(l.image.file_size - l.image.data_offset), l.depth);
+        fti_log(FTI_LOG_DEBUG, "dCP layer #%llu: %llu of %llu bytes written, %llu hashed "
+                "(depth %u, dirty tracking %s)", (unsigned long long)c->seq,
+                (unsigned long long)l.data_size,
+                (unsigned long long)(l.image.file_size - l.image.data_offset),
+                (unsigned long long)w.hashed, l.depth,
+                w.since_prev ? "used" : ctx->cfg.dcp_dirty_tracking ? "starting" : "off");
     *bytes = l.data_offset + l.data_size;
     fti_dcp_share *share = &ctx->dcp_last; /* for fti_dcp_report */
+    share->dirty_since = e == FTI_E_OK && ctx->cfg.dcp_dirty_tracking ? c->seq : 0;
+    share->hashed = w.hashed;
     share->changed = e == FTI_E_OK ? l.data_size : 0;
     share->data = 0;
     for (uint32_t i = 0; e == FTI_E_OK && i < l.image.nvars; i++)

@@ -15,6 +15,19 @@ export CKPT_PROG_MAPS=1
 cuda_maps() { grep "^rank [0-9]* maps CUDA:" "$1" || true; }
 
 write_config "$T/c.fti"
+# The baseline: with FTI_CUDA_RUNTIME=none libfti loads no runtime at all, so
+# a CUDA library mapped then was loaded by the MPI stack or one of its plugins
+# (a CUDA-aware MPI, hwloc's or UCX's CUDA plugins): whether libfti maps one
+# cannot be told apart there, and the test is skipped, naming the loader.
+FTI_CUDA_RUNTIME=none LD_DEBUG=files run_nodes 4 1 "$P" "$T/c.fti" write 10 1 > "$T/base.out" 2> "$T/base.err" || {
+  cat "$T/base.out" "$T/base.err" | grep -v "^ *[0-9]*:" | tail; fail "CPU-only checkpoint (baseline)"; }
+if [ -n "$(cuda_maps "$T/base.out")" ]; then
+  cuda_maps "$T/base.out" | head -2
+  grep -E "file=libcuda(rt)?\.so.*(needed|loaded) by" "$T/base.err" | sed 's/^ *[0-9]*: *//' | sort -u | head -4
+  echo "SKIP: a CUDA library is mapped with libfti's runtime loading off (FTI_CUDA_RUNTIME=none): the MPI stack loads it (above)"
+  exit 77
+fi
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
 run_nodes 4 1 "$P" "$T/c.fti" write 11 1 > "$T/write.out" 2>&1 || {
   cat "$T/write.out"; fail "CPU-only checkpoint"; }
 maps=$(cuda_maps "$T/write.out")

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Device variables (emulated device, plain FTI_Protect) at every level, each
+# Device variables (emulated device, or a real GPU with FTI_TEST_DEVICE=cuda:
+# see device.sh; plain FTI_Protect) at every level, each
 # restored byte-exact through the capture pipeline after the loss it must
 # survive: L2 with a lost node (partner copy), L3 with one and then two lost
 # nodes (Reed-Solomon), L4 with every node's local storage lost (global
 # copy). Then a device variable of several MiB through 64 KiB pinned buffers
 # at L1; pinned buffers kept from one checkpoint (or recovery) to the next
 # and freed at FTI_Finalize; and [basic] device_backends = off: device
-# memory that the host can read is written directly, with no device copy.
+# memory that the host can read is written directly, with no device copy
+# (these two on the emulated device only: it counts its pinned buffers and
+# can fail every copy).
 source "$FTI_SOURCE_DIR/test/mpi/lib.sh"
-P="$FTI_BUILD_DIR/test/gpu/test_prog_emu_prog"
-echo "device: emulated (backends/emu)"
+source "$FTI_SOURCE_DIR/test/gpu/device.sh"
 
 fresh() { rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*; }
 
@@ -59,6 +61,8 @@ run "L1 checkpoint of a 6 MiB device variable" write 51 1 6144
 size=$(stat -c %s "$T"/nodes/node0/*/l1-s0-rank0.fti)
 [ "$size" -gt $((6 << 20)) ] || fail "L1 file of rank 0 has $size bytes, expected over 6 MiB"
 restored "L1, 6 MiB device variable, 64 KiB buffers" 51 1 6144
+
+emulated || { pass "gpu levels (CUDA device)"; exit 0; }
 
 # Buffers pinned once: three checkpoints, then a recovery and a checkpoint,
 # each through two pinned buffers kept in the context, freed by FTI_Finalize.

@@ -1,20 +1,26 @@
 /*
- * emu_prog - end-to-end: device variables on the emulated device, protected
- * with plain FTI_Protect, checkpointed and recovered through the capture
- * pipeline. Driven by test/gpu/gpu_emu_e2e.sh and gpu_levels.sh.
+ * device_prog - end-to-end: device variables protected with plain
+ * FTI_Protect, checkpointed and recovered through the capture pipeline.
+ * Built twice: test_prog_emu_prog on the emulated device (everywhere), and,
+ * with CUDA, test_prog_cuda_prog on cudaMalloc memory of a real GPU (its
+ * ctest twins skip where no device is usable). Driven by test/gpu/gpu_emu_e2e.sh,
+ * gpu_emu_staging.sh and gpu_levels.sh (FTI_TEST_DEVICE=cuda: the CUDA build).
  *
- *   emu_prog CONFIG write SEED LEVEL [KIB]  fill, FTI_Checkpoint(SEED, LEVEL) must be FTI_DONE
- *   emu_prog CONFIG fail SEED LEVEL         as write, but the emulated device fails a copy on
- *                                           rank FAIL_RANK: FTI_Checkpoint must not succeed
- *   emu_prog CONFIG check SEED [LEVEL [KIB]]  restart: fresh device allocations full of
+ *   PROG --probe                            exit 0 and name the device when one is usable,
+ *                                           else exit 77 saying why (no MPI)
+ *   PROG CONFIG write SEED LEVEL [KIB]      fill, FTI_Checkpoint(SEED, LEVEL) must be FTI_DONE
+ *   PROG CONFIG check SEED [LEVEL [KIB]]    restart: fresh device allocations full of
  *                                           garbage, FTI_Recover, every device byte compared
+ *   PROG CONFIG staged SEED LEVEL           as write, then at once every variable, device
+ *                                           ones included, is overwritten (staging_mib: the
+ *                                           checkpoint must hold the bytes of the call)
+ * The emulated device only (it can fail a copy and count pinned buffers):
+ *   PROG CONFIG fail SEED LEVEL             as write, but the emulated device fails a copy on
+ *                                           rank FAIL_RANK: FTI_Checkpoint must not succeed
  *   write-nodev, check-nodev                as write and check, with every device copy set
  *                                           to fail: they pass only when no device copy
  *                                           happens ([basic] device_backends = off)
- *   emu_prog CONFIG staged SEED LEVEL       as write, then at once every variable, device
- *                                           ones included, is overwritten (staging_mib: the
- *                                           checkpoint must hold the bytes of the call)
- *   emu_prog CONFIG reuse SEED              fresh: three L1 checkpoints; restart: FTI_Recover
+ *   PROG CONFIG reuse SEED                  fresh: three L1 checkpoints; restart: FTI_Recover
  *                                           and one checkpoint. Either way the pipeline must
  *                                           pin exactly two buffers (gpu_host_bufsize 64 KiB)
  *                                           and free them in FTI_Finalize
@@ -30,7 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef TEST_DEVICE_CUDA
+#include <cuda_runtime_api.h>
+#else
 #include "emu/emu.h"
+#endif
 
 #define FAIL_RANK 2
 
@@ -67,6 +77,55 @@ static long mismatches(const unsigned char *p, size_t n, int seed, int rank, int
     return bad;
 }
 
+/* ---- the device: the emulated one or a real CUDA GPU ---------------------- */
+
+#ifdef TEST_DEVICE_CUDA
+static void *dev_alloc(size_t n)
+{
+    void *p = NULL;
+    return cudaMalloc(&p, n) == cudaSuccess ? p : NULL;
+}
+static int dev_write(void *dev, const void *host, size_t n)
+{
+    return cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
+}
+static int dev_read(void *host, const void *dev, size_t n)
+{
+    return cudaMemcpy(host, dev, n, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
+}
+static void dev_free(void *p)
+{
+    if (p != NULL)
+        cudaFree(p);
+}
+static int dev_probe(void)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        printf("SKIP: no usable CUDA device (%s)\n",
+               e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        return 77;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        printf("device: CUDA, %s (%d device(s))\n", prop.name, count);
+    return 0;
+}
+#define DEVICE_IS_EMULATED 0
+#else
+static void *dev_alloc(size_t n) { return fti_emu_malloc(n); }
+static int dev_write(void *dev, const void *host, size_t n) { return fti_emu_write(dev, host, n); }
+static int dev_read(void *host, const void *dev, size_t n) { return fti_emu_read(host, dev, n); }
+static void dev_free(void *p) { fti_emu_free(p); }
+static int dev_probe(void)
+{
+    printf("device: emulated (backends/emu)\n");
+    return 0;
+}
+#define DEVICE_IS_EMULATED 1
+#endif
+
 /* Device variables get their bytes through the device API only. */
 static int fill_device(void *dev, size_t n, int seed, int rank, int var)
 {
@@ -74,7 +133,7 @@ static int fill_device(void *dev, size_t n, int seed, int rank, int var)
     if (tmp == NULL)
         return -1;
     fill(tmp, n, seed, rank, var);
-    int rc = fti_emu_write(dev, tmp, n);
+    int rc = dev_write(dev, tmp, n);
     free(tmp);
     return rc;
 }
@@ -83,7 +142,7 @@ static long check_device(const void *dev, size_t n, int seed, int rank, int var)
 {
     unsigned char *tmp = malloc(n);
     long bad = -1;
-    if (tmp != NULL && fti_emu_read(tmp, dev, n) == 0)
+    if (tmp != NULL && dev_read(tmp, dev, n) == 0)
         bad = mismatches(tmp, n, seed, rank, var);
     free(tmp);
     return bad;
@@ -95,8 +154,8 @@ static int protect_all(state *s, int rank, size_t kib)
 {
     s->ngrid = 256 * 1024 / sizeof(double) + (size_t)rank;
     s->nbytes = kib * 1024 + 5 + (size_t)rank * 13;
-    s->grid = fti_emu_malloc(s->ngrid * sizeof(double));
-    s->bytes = fti_emu_malloc(s->nbytes);
+    s->grid = dev_alloc(s->ngrid * sizeof(double));
+    s->bytes = dev_alloc(s->nbytes);
     if (s->grid == NULL || s->bytes == NULL)
         return -1;
     size_t njunk = s->ngrid * sizeof(double) > s->nbytes ? s->ngrid * sizeof(double) : s->nbytes;
@@ -104,8 +163,8 @@ static int protect_all(state *s, int rank, size_t kib)
     if (junk == NULL)
         return -1;
     memset(junk, 0xEE, njunk);
-    int rc = fti_emu_write(s->grid, junk, s->ngrid * sizeof(double)) |
-             fti_emu_write(s->bytes, junk, s->nbytes);
+    int rc = dev_write(s->grid, junk, s->ngrid * sizeof(double)) |
+             dev_write(s->bytes, junk, s->nbytes);
     free(junk);
     s->counter = -1;
     memset(s->host, 0xEE, sizeof s->host);
@@ -140,8 +199,10 @@ static int do_write(state *s, int seed, int level, int rank, int inject, size_t 
         fprintf(stderr, "rank %d: protect/fill failed\n", rank);
         return 1;
     }
+#if DEVICE_IS_EMULATED
     if (inject && rank == FAIL_RANK)
         fti_emu_fail_after(100000); /* inside variable 1, after a few chunks */
+#endif
     int rc = FTI_Checkpoint(seed, level);
     if (inject) {
         printf("rank %d: FTI_Checkpoint with a device failure on rank %d returned %d\n", rank,
@@ -181,6 +242,7 @@ static int do_check(state *s, int seed, int rank, size_t kib)
     return failed;
 }
 
+#if DEVICE_IS_EMULATED
 /* Fresh: three checkpoints; restart: recover, then one checkpoint. */
 static int reuse_steps(state *s, int seed, int rank)
 {
@@ -218,11 +280,24 @@ static const char *nodev_mode(const char *mode)
     fti_emu_fail_after(0);
     return mode[0] == 'w' ? "write" : "check";
 }
+#endif
+
+#if !DEVICE_IS_EMULATED
+/* A mode this build of the program cannot run: a usage error, not a skip. */
+static int emulated_only(const char *mode)
+{
+    fprintf(stderr, "device_prog: mode %s needs the emulated device\n", mode);
+    return 2;
+}
+#endif
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--probe") == 0)
+        return dev_probe();
     if (argc < 4) {
-        fprintf(stderr, "usage: emu_prog CONFIG write|fail|check[-nodev] SEED [LEVEL [KIB]]\n");
+        fprintf(stderr, "usage: device_prog --probe | CONFIG write|fail|check[-nodev]|staged|reuse "
+                        "SEED [LEVEL [KIB]]\n");
         return 2;
     }
     const char *tm = getenv("FTI_TEST_THREAD_MULTIPLE");
@@ -235,27 +310,40 @@ int main(int argc, char **argv)
         fprintf(stderr, "FTI_Init failed\n");
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
+#if DEVICE_IS_EMULATED
     /* A little copy latency keeps copies in flight while the file is written. */
     fti_emu_set_speed(8e9, 100e-6);
+    const char *mode = nodev_mode(argv[2]);
+#else
+    const char *mode = argv[2];
+#endif
     int rank, status = 0, seed = atoi(argv[3]), level = argc > 4 ? atoi(argv[4]) : 1;
     size_t kib = argc > 5 ? (size_t)strtoul(argv[5], NULL, 10) : 3 * 64;
-    const char *mode = nodev_mode(argv[2]);
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
     state s = {0};
-    if (strcmp(mode, "write") == 0 || strcmp(mode, "fail") == 0)
-        status = do_write(&s, seed, level, rank, strcmp(mode, "fail") == 0, kib);
+    int finalized = 0;
+    if (strcmp(mode, "write") == 0)
+        status = do_write(&s, seed, level, rank, 0, kib);
     else if (strcmp(mode, "staged") == 0)
         status = do_staged(&s, seed, level, rank, kib);
     else if (strcmp(mode, "check") == 0)
         status = do_check(&s, seed, rank, kib);
+#if DEVICE_IS_EMULATED
+    else if (strcmp(mode, "fail") == 0)
+        status = do_write(&s, seed, level, rank, 1, kib);
     else if (strcmp(mode, "reuse") == 0)
-        status = do_reuse(&s, seed, rank); /* finalizes itself */
+        status = do_reuse(&s, seed, rank), finalized = 1; /* finalizes itself */
+#else
+    else if (strcmp(mode, "fail") == 0 || strcmp(mode, "reuse") == 0 ||
+             strstr(mode, "-nodev") != NULL)
+        status = emulated_only(mode);
+#endif
     else
         status = 2;
-    if (strcmp(mode, "reuse") != 0)
+    if (!finalized)
         FTI_Finalize();
-    fti_emu_free(s.bytes);
-    fti_emu_free(s.grid);
+    dev_free(s.bytes);
+    dev_free(s.grid);
     MPI_Finalize();
     return status;
 }

@@ -1,0 +1,233 @@
+/*
+ * test_dirty_pages.c - the page write tracker of differential checkpoints:
+ * written pages are reported and unwritten ones are not, a reset starts a
+ * clean interval, partial pages always count, writes from another thread
+ * are seen, a fault outside tracked memory reaches the application's own
+ * SIGSEGV handler, and released memory takes kernel-side writes again.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "data/dirty_pages.h"
+
+#define NPAGES 16
+
+static size_t pg;
+
+static char *map_pages(size_t n, int prot)
+{
+    void *p = mmap(NULL, n * pg, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    return p;
+}
+
+/* Which of the n pages of set s are dirty, as a bit mask. */
+static uint32_t dirty_mask(const fti_dirty_set *s, size_t n)
+{
+    uint32_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fti_dirty_set_any(s, i * pg, pg))
+            m |= 1u << i;
+    return m;
+}
+
+static uint32_t reset_mask(char *p, size_t n)
+{
+    fti_dirty_set s;
+    char why[256];
+    assert_int_equal(fti_dirty_reset(p, n * pg, 7, &s, why, sizeof why), 0);
+    uint32_t m = dirty_mask(&s, n);
+    fti_dirty_set_free(&s);
+    return m;
+}
+
+static void written_pages_reported(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256] = "";
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    assert_true(fti_dirty_tracked(p, NPAGES * pg, 7));
+    p[0] = 5; /* written after tracking began: reported by the first reset */
+    assert_int_equal(reset_mask(p, NPAGES), 1u);
+    p[3 * pg + 17] = 1;
+    p[9 * pg] = 2;
+    p[9 * pg + pg - 1] = 3;
+    assert_int_equal(reset_mask(p, NPAGES), (1u << 3) | (1u << 9));
+    assert_int_equal(p[3 * pg + 17] + p[9 * pg] + p[9 * pg + pg - 1], 6); /* the writes landed */
+    assert_int_equal(reset_mask(p, NPAGES), 0); /* nothing since the reset */
+    p[15 * pg] = 4;
+    assert_int_equal(reset_mask(p, NPAGES), 1u << 15);
+    fti_dirty_release_all();
+    assert_false(fti_dirty_tracked(p, NPAGES * pg, 7));
+    munmap(p, NPAGES * pg);
+}
+
+/* A region that starts and ends inside pages: those two pages are not
+ * protected (other data may live there) and always count as dirty. */
+static void partial_pages_always_dirty(void **state)
+{
+    (void)state;
+    char *m = map_pages(6, PROT_READ | PROT_WRITE), why[256];
+    char *p = m + 100;
+    size_t n = 4 * pg;
+    assert_int_equal(fti_dirty_track(p, n, 7, why, sizeof why), 0);
+    fti_dirty_set s;
+    assert_int_equal(fti_dirty_reset(p, n, 7, &s, why, sizeof why), 0);
+    fti_dirty_set_free(&s);
+    m[50] = 1; /* before the region, in its first page: not protected */
+    assert_int_equal(fti_dirty_reset(p, n, 7, &s, why, sizeof why), 0);
+    assert_true(fti_dirty_set_any(&s, 0, 10));             /* partial head */
+    assert_false(fti_dirty_set_any(&s, pg - 100, pg));     /* whole page 1, clean */
+    assert_true(fti_dirty_set_any(&s, n - 10, 10));        /* partial tail */
+    fti_dirty_set_free(&s);
+    fti_dirty_release_all();
+    munmap(m, 6 * pg);
+}
+
+static void small_region_refused(void **state)
+{
+    (void)state;
+    char *m = map_pages(1, PROT_READ | PROT_WRITE), why[256] = "";
+    assert_int_equal(fti_dirty_track(m + 8, pg - 16, 7, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no whole page"));
+    fti_dirty_set s;
+    assert_int_equal(fti_dirty_reset(m + 8, pg - 16, 7, &s, why, sizeof why), -1);
+    munmap(m, pg);
+}
+
+static void *writer(void *arg)
+{
+    ((char *)arg)[5 * pg + 1] = 9;
+    return NULL;
+}
+
+static void other_thread_seen(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    reset_mask(p, NPAGES);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, writer, p), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(reset_mask(p, NPAGES), 1u << 5);
+    assert_int_equal(p[5 * pg + 1], 9);
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
+/* ---- the application's own handler --------------------------------------- */
+
+static sigjmp_buf app_jump;
+static void *volatile app_fault_addr;
+
+static void app_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)uc;
+    app_fault_addr = si->si_addr;
+    siglongjmp(app_jump, 1);
+}
+
+static void foreign_fault_reaches_application(void **state)
+{
+    (void)state;
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_sigaction = app_handler;
+    act.sa_flags = SA_SIGINFO;
+    sigemptyset(&act.sa_mask);
+    assert_int_equal(sigaction(SIGSEGV, &act, &old), 0);
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    char *ro = map_pages(1, PROT_READ); /* not tracked: the application's fault */
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    reset_mask(p, NPAGES);
+    p[2 * pg] = 1; /* ours: handled without the application seeing it */
+    assert_null(app_fault_addr);
+    if (sigsetjmp(app_jump, 1) == 0) {
+        ((volatile char *)ro)[7] = 1;
+        fail_msg("a write to a read-only page went through");
+    }
+    assert_ptr_equal(app_fault_addr, ro + 7);
+    assert_int_equal(reset_mask(p, NPAGES), 1u << 2);
+    fti_dirty_release_all();
+    struct sigaction now;
+    sigaction(SIGSEGV, NULL, &now);
+    assert_ptr_equal(now.sa_sigaction, app_handler); /* given back */
+    sigaction(SIGSEGV, &old, NULL);
+    munmap(p, NPAGES * pg);
+    munmap(ro, pg);
+}
+
+/* An application that installs its handler after ours: seen, so that the
+ * caller stops tracking before a tracked page's fault reaches it. */
+static void replaced_handler_detected(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    assert_true(fti_dirty_handler_intact());
+    struct sigaction act, ours;
+    memset(&act, 0, sizeof act);
+    act.sa_sigaction = app_handler;
+    act.sa_flags = SA_SIGINFO;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGSEGV, &act, &ours);
+    assert_false(fti_dirty_handler_intact());
+    sigaction(SIGSEGV, &ours, NULL);
+    assert_true(fti_dirty_handler_intact());
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
+/* The limit that makes tracking opt-in: the kernel does not fault on a
+ * protected page, it fails the call (EFAULT). Released memory takes the
+ * write again. */
+static void kernel_writes_after_release(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    assert_int_equal(write(fds[1], "abc", 3), 3);
+    errno = 0;
+    assert_int_equal(read(fds[0], p + pg, 3), -1);
+    assert_int_equal(errno, EFAULT);
+    fti_dirty_release(p + pg, 3);
+    assert_false(fti_dirty_tracked(p, NPAGES * pg, 7));
+    assert_int_equal(read(fds[0], p + pg, 3), 3);
+    assert_memory_equal(p + pg, "abc", 3);
+    close(fds[0]);
+    close(fds[1]);
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
+int main(void)
+{
+    pg = (size_t)sysconf(_SC_PAGESIZE);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(written_pages_reported),
+        cmocka_unit_test(partial_pages_always_dirty),
+        cmocka_unit_test(small_region_refused),
+        cmocka_unit_test(other_thread_seen),
+        cmocka_unit_test(foreign_fault_reaches_application),
+        cmocka_unit_test(replaced_handler_detected),
+        cmocka_unit_test(kernel_writes_after_release),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
