@@ -193,9 +193,9 @@ extern "C" {
  *
  * The communicator given to FTI_Init, minus the head ranks when head = 1;
  * the application communicates on it instead of MPI_COMM_WORLD. Valid
- * after FTI_Init; after FTI_Finalize it is again the communicator given
- * (MPI_COMM_NULL with heads). On a head kept alive (FTI_HEAD) it holds the
- * head ranks.
+ * after FTI_Init, and still after FTI_Finalize: as in FTI 1.6, it is then
+ * the application's, which may use or free it. On a head kept alive
+ * (FTI_HEAD) it holds the head ranks.
  */
 FTI_API extern MPI_Comm FTI_COMM_WORLD;
 

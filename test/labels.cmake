@@ -45,7 +45,7 @@ set(FTI_LABEL_config
 
 set(FTI_LABEL_staging
   mpi_async_crash mpi_async_staging conformance_sem_stage conformance_stage_move
-  gpu_emu_staging gpu_cuda_staging)
+  gpu_emu_staging gpu_cuda_staging conformance_ckpt_id_mismatch)
 
 set(FTI_LABEL_watchdog explain_log)
 

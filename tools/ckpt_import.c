@@ -24,15 +24,13 @@
 #include "format/fti16.h"
 #include "format/l4_kind.h"
 
-/* Every rank's FTI file, read and checked once before anything is written. */
+/* Every rank's FTI file checked (size, md5) before anything is written,
+ * streamed: one chunk in memory at a time. */
 static int check_all(const fti16_ckpt *c)
 {
-    for (int i = 0; i < c->nranks; i++) {
-        unsigned char *b = NULL;
-        if (fti16_read_rank(c, i, &b) != FTI_E_OK)
+    for (int i = 0; i < c->nranks; i++)
+        if (fti16_check_rank(c, i) != FTI_E_OK)
             return -1;
-        free(b);
-    }
     return 0;
 }
 
@@ -51,12 +49,14 @@ static int import_type(fti_registry *reg, const fti16_var *v)
     return fti_registry_new_type(reg, (size_t)v->typesize, "fti16", 0, &t) == FTI_E_OK ? t : -1;
 }
 
-/* Rank i's file of ours at tmp, from its FTI bytes; *bytes gets its size. */
+/* Rank i's file of ours at tmp, from its FTI bytes streamed through the
+ * writer's chunked pipeline (FTI16_CHUNK at a time) and checked against
+ * FTI's md5 on the way; *bytes gets its size. */
 static int write_rank(const fti16_ckpt *c, int i, const fti_commit *cm, const char *exec_id,
                       const char *tmp, uint64_t *bytes)
 {
-    unsigned char *b = NULL;
-    if (fti16_read_rank(c, i, &b) != FTI_E_OK)
+    fti16_source *src = NULL;
+    if (fti16_source_open(c, i, &src) != FTI_E_OK)
         return -1;
     fti_registry reg;
     int rc = fti_registry_init(&reg) == FTI_E_OK ? 0 : -1;
@@ -64,20 +64,23 @@ static int write_rank(const fti16_ckpt *c, int i, const fti_commit *cm, const ch
     for (int j = 0; rc == 0 && j < r->nvars; j++) {
         const fti16_var *v = &r->vars[j];
         int type = import_type(&reg, v);
-        if (type < 0 || fti_registry_protect(&reg, v->id, b + v->pos,
-                                             (int64_t)(v->size / v->typesize), type) != FTI_E_OK)
+        if (type < 0 || fti_registry_protect_device(&reg, v->id, fti16_source_ops(),
+                                                    fti16_source_var(src, j), NULL,
+                                                    (int64_t)(v->size / v->typesize),
+                                                    type) != FTI_E_OK)
             rc = -1;
     }
     fti_file_header hdr;
     fti_expect_data_header(&hdr, cm, r->rank, exec_id);
-    if (rc == 0 && fti_file_write(tmp, &reg, &hdr, 0) == FTI_E_OK) {
+    if (rc == 0 && fti_file_write(tmp, &reg, &hdr, FTI16_CHUNK) == FTI_E_OK) {
         *bytes = hdr.file_size;
         fti_file_header_free(&hdr);
     } else {
         rc = -1;
     }
+    if (fti16_source_close(src) != FTI_E_OK)
+        rc = -1;
     fti_registry_free(&reg);
-    free(b);
     return rc;
 }
 

@@ -269,10 +269,14 @@ int FTI_Finalize(void)
         MPI_Barrier(ctx->topo.app);
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
-    /* Our communicators are freed; the application keeps a valid handle:
-     * the one it gave us (without heads, it has the same ranks). */
+    /* Our communicators are freed but the application ranks': FTI_COMM_WORLD
+     * stays the communicator of the run, the application's from now on, as
+     * FTI 1.6 leaves it (it never frees it). Programs keep a copy of it
+     * during the run and finish on it, or free it. */
+    MPI_Comm app = ctx->topo.app;
+    ctx->topo.app = MPI_COMM_NULL;
     fti_topology_free(&ctx->topo);
-    FTI_COMM_WORLD = ctx->cfg.head ? MPI_COMM_NULL : user_comm;
+    FTI_COMM_WORLD = app;
     ctx->state = FTI_ST_FINALIZED;
     return to_code(e);
 }

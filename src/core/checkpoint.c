@@ -50,11 +50,14 @@ static fti_err abandon(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, f
                                         (unsigned long long)c->seq, c->level, rank);
 }
 
-/* The ranks passed different ids: FTI's programs rely on one id per
- * checkpoint, and a record naming one rank's would restart the others
- * from the wrong one. Every rank gets this same message. */
-static fti_err ids_differ(const fti_ckpt_vote *v)
+/* The one rule on ids, applied to a vote: FTI's programs rely on one id
+ * per checkpoint, and a record naming one rank's would restart the others
+ * from the wrong one. When the ranks passed different ids, every rank gets
+ * this same error. */
+static fti_err ids_agree(const fti_ckpt_vote *v)
 {
+    if (v->id_lo == v->id_hi)
+        return FTI_E_OK;
     return fti_fail(FTI_E_ARG, "FTI_Checkpoint: ranks disagree on the checkpoint id: rank %d id "
                     "%lld, rank %d id %lld (every rank must pass the same id); nothing is "
                     "committed, the last committed checkpoint is kept", v->rank_lo,
@@ -145,6 +148,23 @@ static fti_err hand_over(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
     return e;
 }
 
+/* staging_mib: c is handed to the helper thread, which writes it from a
+ * copy of the data after FTI_Checkpoint returned and agrees on the write
+ * there. The id is agreed on here (one reduction), so that a mismatch
+ * fails this call on every rank, as a synchronous checkpoint's does, before
+ * anything is copied or handed over. */
+static fti_err stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
+{
+    fti_ckpt_vote v;
+    fti_ckpt_vote_cast(ctx->topo.app, 0, 1, c->id, &v);
+    fti_err e = ids_agree(&v);
+    if (e != FTI_E_OK)
+        return abandon(ctx, c, tm, e, -1);
+    fti_post_stage(ctx, c, tm);
+    ctx->ckpt_count++;
+    return FTI_E_OK;
+}
+
 /* Checkpoint `id` of `level`: written (the local file, or straight to the
  * global file system), post-processed and committed here, or handed over
  * after the write (head, helper thread) or before it (staging) to commit
@@ -164,10 +184,8 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
     int straight = direct(ctx, st, &c);
 
     /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
-    if (!straight && (st == NULL || st->stages) && fti_post_stage(ctx, &c, &tm)) {
-        ctx->ckpt_count++;
-        return FTI_E_OK;
-    }
+    if (!straight && (st == NULL || st->stages) && fti_post_can_stage(ctx))
+        return stage(ctx, &c, &tm);
     uint64_t mine = 0;
     int bad; /* the first rank that failed a step */
     fti_err e = write_first(ctx, st, &c, &mine);
@@ -177,8 +195,9 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
     fti_ckpt_vote v;
     fti_ckpt_vote_cast(ctx->topo.app, mine, e == FTI_E_OK, id, &v);
     c.bytes = v.bytes;
-    if (v.id_lo != v.id_hi)
-        return abandon(ctx, &c, &tm, ids_differ(&v), -1);
+    fti_err ids = ids_agree(&v);
+    if (ids != FTI_E_OK)
+        return abandon(ctx, &c, &tm, ids, -1);
     if ((bad = v.first_failed) >= 0)
         return abandon(ctx, &c, &tm, e, bad);
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)

@@ -274,11 +274,14 @@ static void write_live(fti_ctx *ctx, fti_post *p, const fti_commit *c)
     p->write_secs = fti_now() - t0;
 }
 
-int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
+int fti_post_can_stage(const fti_ctx *ctx)
+{
+    return ctx->post != NULL && ctx->post->can_stage;
+}
+
+void fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
 {
     fti_post *p = ctx->post;
-    if (p == NULL || !p->can_stage) /* the same on every rank */
-        return 0;
     p->need = fti_ckpt_copy_need(&ctx->reg);
     p->wrote_live = 0;
     p->bytes = 0;
@@ -292,7 +295,6 @@ int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
     tm->app_wait = tm->handover - tm->start;
     ctx->metrics.pending = *tm;
     fti_post_start(ctx, c);
-    return 1;
 }
 
 /* Rank 0, at the commit of a staged checkpoint: how it was written. */

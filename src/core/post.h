@@ -13,15 +13,18 @@
 /* Hands checkpoint c (local files written on every rank) to the async worker. */
 fti_err fti_post_start(fti_ctx *ctx, const fti_commit *c);
 
-/* [basic] staging_mib > 0, not collective: copies the protected data and
- * hands checkpoint c (nothing written yet) to the helper thread, which
- * writes the local file from the copy, agrees with the other ranks and
- * post-processes it; returns 1 then, with tm kept for the metrics line of
+/* [basic] staging_mib > 0 and every rank's helper thread runs (agreed at
+ * FTI_Init): checkpoints may be staged. The same on every rank; when 0 the
+ * caller writes them synchronously. */
+int fti_post_can_stage(const fti_ctx *ctx);
+
+/* Not collective; only where fti_post_can_stage and nothing is in flight:
+ * copies the protected data and hands checkpoint c (nothing written yet) to
+ * the helper thread, which writes the local file from the copy, agrees with
+ * the other ranks and post-processes it; tm is kept for the metrics line of
  * the commit. A rank whose data exceeds staging_mib (or whose device copy
- * failed) writes its local file from the live buffers first. Returns 0 on
- * every rank when the thread is missing on any (agreed at FTI_Init): the
- * caller writes c synchronously. Nothing may be in flight. */
-int fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm);
+ * failed) writes its local file from the live buffers first. */
+void fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm);
 
 /* Collective: waits for the job in flight, if any, and commits it when every
  * rank succeeded. FTI_E_OK when nothing was pending. */

@@ -522,31 +522,56 @@ static fti_err check_size(const fti16_ckpt *c, const fti16_rank *r, uint64_t hav
     return FTI_E_OK;
 }
 
+/* Opens rank r's file for reading after checking its size. */
+static fti_err open_rank(const fti16_ckpt *c, const fti16_rank *r, int *fd)
+{
+    *fd = fti_open_read(r->file);
+    if (*fd < 0)
+        return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "FTI 1.6 file %s: %s", r->file,
+                        fti_fs_strerror(errno));
+    struct stat st;
+    fti_err e = fstat(*fd, &st) == 0 ? check_size(c, r, (uint64_t)st.st_size)
+                                     : fti_fail(FTI_E_IO, "FTI 1.6 file %s: %s", r->file,
+                                                fti_fs_strerror(errno));
+    if (e != FTI_E_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return e;
+}
+
+/* The one md5 rule: r's bytes hash to what FTI recorded (nothing to check
+ * where it recorded none, as for the MPI-IO file). */
+static fti_err md5_verdict(const fti16_rank *r, md5_state *s)
+{
+    char sum[33];
+    md5_hex(s, sum);
+    if (r->md5[0] != '\0' && strcmp(sum, r->md5) != 0)
+        return fti_fail(FTI_E_CORRUPT, "FTI 1.6 file %s: md5 %s, FTI's metadata %s records %s",
+                        r->file, sum, r->meta, r->md5);
+    return FTI_E_OK;
+}
+
 fti_err fti16_read_rank(const fti16_ckpt *c, int i, unsigned char **buf)
 {
     const fti16_rank *r = &c->ranks[i];
     *buf = NULL;
-    int fd = fti_open_read(r->file);
-    if (fd < 0)
-        return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "FTI 1.6 file %s: %s", r->file,
-                        fti_fs_strerror(errno));
-    struct stat st;
-    fti_err e = fstat(fd, &st) == 0 ? check_size(c, r, (uint64_t)st.st_size)
-                                    : fti_fail(FTI_E_IO, "FTI 1.6 file %s: %s", r->file,
-                                               fti_fs_strerror(errno));
-    unsigned char *b = e == FTI_E_OK ? malloc(r->size ? r->size : 1) : NULL;
-    if (e == FTI_E_OK && b == NULL)
+    int fd;
+    fti_err e = open_rank(c, r, &fd);
+    if (e != FTI_E_OK)
+        return e;
+    unsigned char *b = malloc(r->size ? r->size : 1);
+    if (b == NULL)
         e = fti_fail(FTI_E_NOMEM, "FTI 1.6 file %s: out of memory for %" PRIu64 " bytes", r->file,
                      r->size);
     if (e == FTI_E_OK && fti_pread_full(fd, b, r->size, (off_t)r->offset) != 0)
         e = fti_fail(FTI_E_IO, "FTI 1.6 file %s: %s", r->file, fti_fs_strerror(errno));
     close(fd);
-    char sum[33];
-    if (e == FTI_E_OK && r->md5[0] != '\0') {
-        fti16_md5_hex(b, r->size, sum);
-        if (strcmp(sum, r->md5) != 0)
-            e = fti_fail(FTI_E_CORRUPT, "FTI 1.6 file %s: md5 %s, FTI's metadata %s records %s",
-                         r->file, sum, r->meta, r->md5);
+    if (e == FTI_E_OK) {
+        md5_state s;
+        md5_init(&s);
+        md5_feed(&s, b, r->size);
+        e = md5_verdict(r, &s);
     }
     if (e != FTI_E_OK) {
         free(b);
@@ -554,6 +579,185 @@ fti_err fti16_read_rank(const fti16_ckpt *c, int i, unsigned char **buf)
     }
     *buf = b;
     return FTI_E_OK;
+}
+
+/* Hashes r's bytes from fd, FTI16_CHUNK at a time, into a fresh *s. */
+static fti_err hash_rank(int fd, const fti16_rank *r, md5_state *s)
+{
+    unsigned char *b = malloc(FTI16_CHUNK);
+    if (b == NULL)
+        return fti_fail(FTI_E_NOMEM, "FTI 1.6 file %s: out of memory", r->file);
+    md5_init(s);
+    fti_err e = FTI_E_OK;
+    for (uint64_t at = 0; at < r->size && e == FTI_E_OK; at += FTI16_CHUNK) {
+        size_t n = r->size - at < FTI16_CHUNK ? (size_t)(r->size - at) : FTI16_CHUNK;
+        if (fti_pread_full(fd, b, n, (off_t)(r->offset + at)) != 0)
+            e = fti_fail(FTI_E_IO, "FTI 1.6 file %s: %s", r->file, fti_fs_strerror(errno));
+        else
+            md5_feed(s, b, n);
+    }
+    free(b);
+    return e;
+}
+
+fti_err fti16_check_rank(const fti16_ckpt *c, int i)
+{
+    const fti16_rank *r = &c->ranks[i];
+    int fd;
+    fti_err e = open_rank(c, r, &fd);
+    if (e != FTI_E_OK)
+        return e;
+    md5_state s;
+    e = hash_rank(fd, r, &s);
+    close(fd);
+    return e == FTI_E_OK ? md5_verdict(r, &s) : e;
+}
+
+/* ---- a rank's variables as a source of the capture pipeline -------------------- */
+
+/* Variable j's place: the source and where its bytes start in the rank's. */
+typedef struct fti16_region {
+    struct fti16_source *src;
+    uint64_t pos;
+} fti16_region;
+
+struct fti16_source {
+    const fti16_rank *r;
+    int fd;
+    md5_state md5;    /* of the bytes read so far, while they come in file order */
+    uint64_t next;    /* the rank's byte the next read must start at to stay in order */
+    int out_of_order; /* a read did not: the rank is hashed again at close */
+    fti16_region *regions;
+};
+
+static _Thread_local char source_error[FTI_PATH_MAX + 128];
+
+/* The pipeline's "device" is FTI's file: reads are synchronous preads, the
+ * "pinned" buffers are ordinary ones, streams are placeholders. */
+static int src_owns(const void *ptr, fti_devptr_info *info)
+{
+    (void)ptr, (void)info;
+    return 0;
+}
+
+static int src_stream_create(void **stream)
+{
+    static char placeholder;
+    *stream = &placeholder;
+    return 0;
+}
+
+static void src_stream_destroy(void *stream)
+{
+    (void)stream;
+}
+
+static int src_stream_sync(void *stream)
+{
+    (void)stream;
+    return 0;
+}
+
+static int src_host_alloc(void **p, size_t n)
+{
+    *p = malloc(n ? n : 1);
+    return *p == NULL ? -1 : 0;
+}
+
+static void src_host_free(void *p)
+{
+    free(p);
+}
+
+/* n bytes of a variable from byte off of it; hashed while the reads go in
+ * file order, which is how the writer reads FTI's tightly packed variables. */
+static int src_to_host(void *stream, void *dst, const void *handle, size_t off, size_t n)
+{
+    (void)stream;
+    const fti16_region *g = handle;
+    struct fti16_source *s = g->src;
+    uint64_t at = g->pos + off;
+    if (fti_pread_full(s->fd, dst, n, (off_t)(s->r->offset + at)) != 0) {
+        snprintf(source_error, sizeof source_error, "FTI 1.6 file %s: %s", s->r->file,
+                 fti_fs_strerror(errno));
+        return -1;
+    }
+    if (at != s->next)
+        s->out_of_order = 1;
+    if (!s->out_of_order) {
+        md5_feed(&s->md5, dst, n);
+        s->next = at + n;
+    }
+    return 0;
+}
+
+static int src_to_device(void *stream, void *handle, size_t off, const void *src, size_t n)
+{
+    (void)stream, (void)handle, (void)off, (void)src, (void)n;
+    snprintf(source_error, sizeof source_error, "FTI 1.6 files are only read");
+    return -1;
+}
+
+static const char *src_last_error(void)
+{
+    return source_error;
+}
+
+static const fti_device_ops source_ops = {
+    .version = FTI_DEVICE_OPS_VERSION, .name = "FTI 1.6 file", .owns = src_owns,
+    .stream_create = src_stream_create, .stream_destroy = src_stream_destroy,
+    .stream_sync = src_stream_sync, .host_alloc = src_host_alloc, .host_free = src_host_free,
+    .to_host = src_to_host, .to_device = src_to_device, .last_error = src_last_error,
+    .order_after_app = NULL,
+};
+
+const fti_device_ops *fti16_source_ops(void)
+{
+    return &source_ops;
+}
+
+fti_err fti16_source_open(const fti16_ckpt *c, int i, fti16_source **out)
+{
+    const fti16_rank *r = &c->ranks[i];
+    struct fti16_source *s = calloc(1, sizeof *s);
+    fti16_region *g = calloc(r->nvars ? (size_t)r->nvars : 1, sizeof *g);
+    fti_err e = s != NULL && g != NULL ? open_rank(c, r, &s->fd)
+                                       : fti_fail(FTI_E_NOMEM, "FTI 1.6 file %s: out of memory",
+                                                  r->file);
+    if (e != FTI_E_OK) {
+        free(g);
+        free(s);
+        return e;
+    }
+    for (int j = 0; j < r->nvars; j++)
+        g[j] = (fti16_region){.src = s, .pos = r->vars[j].pos};
+    s->r = r;
+    s->regions = g;
+    md5_init(&s->md5);
+    *out = s;
+    return FTI_E_OK;
+}
+
+void *fti16_source_var(fti16_source *s, int j)
+{
+    return &s->regions[j];
+}
+
+fti_err fti16_source_close(fti16_source *s)
+{
+    if (s == NULL)
+        return FTI_E_OK;
+    /* Bytes between or after the variables, or reads out of order: the
+     * md5 of what went by is not the file's, so the rank is hashed again. */
+    fti_err e = FTI_E_OK;
+    if (s->out_of_order || s->next != s->r->size)
+        e = hash_rank(s->fd, s->r, &s->md5);
+    if (e == FTI_E_OK)
+        e = md5_verdict(s->r, &s->md5);
+    close(s->fd);
+    free(s->regions);
+    free(s);
+    return e;
 }
 
 void fti16_free(fti16_ckpt *c)

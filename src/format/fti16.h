@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "device.h"
 #include "format/config.h"
 
 /* One variable of a rank's FTI 1.6 file, as the metadata records it. */
@@ -55,8 +56,32 @@ fti_err fti16_open(const char *config_path, fti16_ckpt *c);
 
 /* Reads rank index i's bytes into a malloc'd *buf (size c->ranks[i].size)
  * after checking its file's size and, where FTI recorded one, its md5:
- * FTI_E_CORRUPT naming the file (and the metadata file) on a mismatch. */
+ * FTI_E_CORRUPT naming the file (and the metadata file) on a mismatch.
+ * The whole rank in memory: for small ranks (tests, fuzzing); the import
+ * streams (below). */
 fti_err fti16_read_rank(const fti16_ckpt *c, int i, unsigned char **buf);
+
+/* The bytes held in memory at a time when a rank is checked or streamed. */
+#define FTI16_CHUNK ((size_t)4 << 20)
+
+/* Checks rank index i's file as fti16_read_rank does (size, md5), reading
+ * it FTI16_CHUNK bytes at a time. */
+fti_err fti16_check_rank(const fti16_ckpt *c, int i);
+
+/* Rank index i's variables as a source for the checkpoint writer, which
+ * reads them in chunks through the capture pipeline: each variable is
+ * protected as "device" memory of fti16_source_ops() at the handle
+ * fti16_source_var(s, j) (data/registry.h, fti_registry_protect_device),
+ * and fti_file_write is given FTI16_CHUNK as its buffer size. The source
+ * hashes the bytes as they are read; fti16_source_close (s may be NULL)
+ * checks them against FTI's recorded md5 (FTI_E_CORRUPT naming the file),
+ * so the bytes written are the bytes checked, and frees s. The checkpoint
+ * c must outlive s. */
+typedef struct fti16_source fti16_source;
+fti_err fti16_source_open(const fti16_ckpt *c, int i, fti16_source **s);
+const fti_device_ops *fti16_source_ops(void);
+void *fti16_source_var(fti16_source *s, int j);
+fti_err fti16_source_close(fti16_source *s);
 
 void fti16_free(fti16_ckpt *c);
 

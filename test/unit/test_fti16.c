@@ -258,6 +258,52 @@ static void test_heads_skipped(void **state)
                                              "expected Ckpt5-Rank4.fti (head = 1, node_size = 3)"));
 }
 
+/* Reads variable j of the source through its ops, len bytes from off. */
+static int source_read(fti16_source *s, int j, size_t off, unsigned char *dst, size_t len)
+{
+    return fti16_source_ops()->to_host(NULL, dst, fti16_source_var(s, j), off, len);
+}
+
+/* The import's streaming source: the bytes it hands out are the file's,
+ * and its close checks what went by against FTI's md5: in file order (by
+ * pieces), out of order (the rank is hashed again), and after the file
+ * changed since it was checked (a byte flipped: refused naming the file). */
+static void test_source_checks_md5(void **state)
+{
+    (void)state;
+    new_job("source");
+    make_level(4, 5, 2, 0, 40);
+    fti16_ckpt c;
+    assert_int_equal(fti16_open(cfg, &c), FTI_E_OK);
+    assert_int_equal(fti16_check_rank(&c, 1), FTI_E_OK);
+    unsigned char got[52], want[52];
+    fill(want, sizeof want, 1);
+    fti16_source *s = NULL;
+    assert_int_equal(fti16_source_open(&c, 1, &s), FTI_E_OK);
+    assert_int_equal(source_read(s, 0, 0, got, 5), 0);
+    assert_int_equal(source_read(s, 0, 5, got + 5, 7), 0);
+    assert_int_equal(source_read(s, 1, 0, got + 12, 40), 0);
+    assert_memory_equal(got, want, sizeof want);
+    assert_int_equal(fti16_source_close(s), FTI_E_OK);
+    assert_int_equal(fti16_source_open(&c, 1, &s), FTI_E_OK);
+    assert_int_equal(source_read(s, 1, 0, got + 12, 40), 0); /* variable 8 first */
+    assert_int_equal(source_read(s, 0, 0, got, 12), 0);
+    assert_memory_equal(got, want, sizeof want);
+    assert_int_equal(fti16_source_close(s), FTI_E_OK);
+    char path[1500];
+    snprintf(path, sizeof path, "%s/global/exec1/l4/Ckpt5-Rank1.fti", job);
+    want[30] ^= 0x10;
+    put(path, want, sizeof want); /* after the check, before the write */
+    assert_int_equal(fti16_source_open(&c, 1, &s), FTI_E_OK);
+    assert_int_equal(source_read(s, 0, 0, got, 12), 0);
+    assert_int_equal(source_read(s, 1, 0, got + 12, 40), 0);
+    assert_int_equal(fti16_source_close(s), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "Ckpt5-Rank1.fti: md5 "));
+    assert_int_equal(fti16_check_rank(&c, 1), FTI_E_CORRUPT);
+    assert_non_null(strstr(fti_last_error(), "sector0-group0.fti records"));
+    fti16_free(&c);
+}
+
 static void test_no_metadata(void **state)
 {
     (void)state;
@@ -279,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_rank_missing),
         cmocka_unit_test(test_heads_skipped),
         cmocka_unit_test(test_no_metadata),
+        cmocka_unit_test(test_source_checks_md5),
     };
     return cmocka_run_group_tests_name("fti16", tests, group_setup, group_teardown);
 }

@@ -11,7 +11,8 @@
  *                                        second one where rank RANK passes id
  *                                        SEED+2 and the others SEED+1 (both at
  *                                        LEVEL, default 1); exit without
- *                                        FTI_Finalize (the job dies)
+ *                                        FTI_Finalize (the job dies; heads
+ *                                        are ended with FTI_ENDW)
  *   behave_prog CONFIG stage SEED        FTI_SendFile of moved-<rank>.bin from
  *                                        the stage directory to staged/ (under
  *                                        the working directory): the request
@@ -28,6 +29,8 @@
  * (FTI_Checkpoint's return for the second checkpoint). The buffer of
  * checkpoint K is pattern K, so a restart shows which one it restored.
  * Rank 0 prints "PASS: <mode>" when every rank's bytes held.
+ * FTI_TEST_THREAD_MULTIPLE=1 initialises MPI with MPI_THREAD_MULTIPLE (the
+ * helper thread of staging_mib needs it).
  */
 #include <fti.h>
 #include <stdint.h>
@@ -65,6 +68,23 @@ static int verdict(long bad, const char *mode)
     return total ? EXIT_CORRUPT : 0;
 }
 
+/* The job dies as FTI's programs simulate it with heads (FTI_COMM_WORLD
+ * smaller than MPI_COMM_WORLD, one head first on each node): each rank
+ * sends FTI_ENDW with FTI's final_tag to its node's head, and every rank
+ * meets the heads in a barrier on MPI_COMM_WORLD, after which they end. */
+static void end_heads(void)
+{
+    int wsize, asize, grank, value = FTI_ENDW;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm_size(FTI_COMM_WORLD, &asize);
+    if (wsize == asize)
+        return;
+    int node_size = wsize / (wsize - asize);
+    MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+    MPI_Send(&value, 1, MPI_INT, grank - grank % node_size, 3107, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static int idmix(unsigned char *buf, size_t n, int seed, int odd, int level)
 {
     fill(buf, n, seed);
@@ -77,6 +97,7 @@ static int idmix(unsigned char *buf, size_t n, int seed, int odd, int level)
     printf("idmix: rank %d rc %d\n", rank, rc);
     fflush(stdout);
     MPI_Barrier(FTI_COMM_WORLD);
+    end_heads();
     MPI_Finalize(); /* the job dies: no FTI_Finalize */
     exit(0);
 }
@@ -149,7 +170,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: behave_prog CONFIG write|check|idmix SEED [RANK]\n");
         return 2;
     }
-    MPI_Init(&argc, &argv);
+    /* FTI_TEST_THREAD_MULTIPLE=1: staging_mib's helper thread needs it. */
+    const char *tm = getenv("FTI_TEST_THREAD_MULTIPLE");
+    int provided;
+    if (tm != NULL && atoi(tm))
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     const char *mode = argv[2];
     int seed = atoi(argv[3]);
     int before = FTI_Status();

@@ -16,6 +16,12 @@
  * (S2: the sum of the heads' global ranks, an MPI_Allreduce on FTI_COMM_WORLD).
  * A head that finds FTI_COMM_WORLD null prints "FAIL: head: ..." and exits 1.
  * Rank 0 of the application prints "PASS: <mode>" when every rank's check held.
+ * After FTI_Finalize every application rank uses the FTI_COMM_WORLD it kept
+ * from the run (FTI's stays valid), frees it and prints
+ *   app: global G rank R of S sum S2 after FTI_Finalize
+ * (S2: the sum of the application ranks' global ranks); it exits 1 when
+ * FTI_COMM_WORLD is then null, another communicator, or cannot be freed.
+ * With head = 0 every rank is an application rank.
  */
 #include <fti.h>
 #include <stdint.h>
@@ -51,9 +57,31 @@ static int head(void)
     return 0;
 }
 
+/* After FTI_Finalize, FTI_COMM_WORLD is still the application ranks'
+ * communicator, as FTI 1.6 leaves it (it never frees it): programs that
+ * kept a copy of it during the run finish on it, and may free it. */
+static int after_finalize(MPI_Comm kept)
+{
+    int grank, rank = -1, size = -1, sum = -1, same = MPI_UNEQUAL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+    if (FTI_COMM_WORLD == MPI_COMM_NULL) {
+        printf("FAIL: app: global %d: FTI_COMM_WORLD is MPI_COMM_NULL after FTI_Finalize\n", grank);
+        return 1;
+    }
+    MPI_Comm_compare(kept, FTI_COMM_WORLD, &same);
+    MPI_Comm_rank(kept, &rank);
+    MPI_Comm_size(kept, &size);
+    MPI_Allreduce(&grank, &sum, 1, MPI_INT, MPI_SUM, kept);
+    int freed = MPI_Comm_free(&FTI_COMM_WORLD) == MPI_SUCCESS && FTI_COMM_WORLD == MPI_COMM_NULL;
+    printf("app: global %d rank %d of %d sum %d after FTI_Finalize%s%s\n", grank, rank, size, sum,
+           same == MPI_IDENT ? "" : " (not the communicator of the run)", freed ? "" : " (not freed)");
+    return same != MPI_IDENT || !freed;
+}
+
 static int app(const char *mode, int seed)
 {
     int rank;
+    MPI_Comm kept = FTI_COMM_WORLD; /* as programs keep it in a variable of their own */
     MPI_Comm_rank(FTI_COMM_WORLD, &rank);
     size_t n = NBUF(rank);
     unsigned char *buf = calloc(1, n);
@@ -80,6 +108,8 @@ static int app(const char *mode, int seed)
         printf("%s: %s (%ld bytes wrong)\n", total ? "FAIL" : "PASS", mode, total);
     FTI_Finalize();
     free(buf);
+    if (after_finalize(kept) != 0)
+        return 1;
     return total ? EXIT_CORRUPT : 0;
 }
 
