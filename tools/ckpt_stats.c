@@ -1,7 +1,8 @@
 /*
  * ckpt_stats.c - fti-ckpt stats: a summary table of a metrics file (one JSON
  * object per line, written by the library when metrics_file is set; fields
- * in docs/USER_GUIDE.md). Lines are grouped by event and level. The parser
+ * in docs/USER_GUIDE.md). Lines are grouped by event and level. The reader
+ * (ckpt_metrics_read) is also report's (ckpt_report.c). The parser
  * reads flat objects (string, number, true/false/null values), which is all
  * the library writes; any other line is reported with its number.
  */
@@ -15,20 +16,7 @@
 #include "ckpt_tool.h"
 #include "base/safe_fs.h"
 
-#define MAX_FIELDS 64
 #define MAX_GROUPS 32
-
-typedef struct jfield {
-    char key[48];
-    int is_str;
-    double num; /* numbers, true (1), false and null (0) */
-    char str[128];
-} jfield;
-
-typedef struct jobj {
-    jfield f[MAX_FIELDS];
-    int n;
-} jobj;
 
 /* ---- a flat JSON object -------------------------------------------------- */
 
@@ -56,7 +44,7 @@ static const char *parse_string(const char *p, char *out, size_t n)
     return *p == '"' ? p + 1 : NULL;
 }
 
-static const char *parse_value(const char *p, jfield *f, const char **err)
+static const char *parse_value(const char *p, ckpt_mfield *f, const char **err)
 {
     static const struct { const char *word; double v; } words[] = {{"true", 1}, {"false", 0}, {"null", 0}};
     if (*p == '"') {
@@ -72,6 +60,7 @@ static const char *parse_value(const char *p, jfield *f, const char **err)
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strncmp(p, words[i].word, strlen(words[i].word)) == 0) {
             f->num = words[i].v;
+            f->is_null = i == 2;
             return p + strlen(words[i].word);
         }
     char *end = NULL;
@@ -85,13 +74,13 @@ static const char *parse_value(const char *p, jfield *f, const char **err)
 }
 
 /* One member "key": value. */
-static const char *parse_member(const char *p, jobj *o, const char **err)
+static const char *parse_member(const char *p, ckpt_mline *o, const char **err)
 {
-    if (o->n == MAX_FIELDS) {
+    if (o->n == CKPT_MFIELDS) {
         *err = "too many fields";
         return NULL;
     }
-    jfield *f = &o->f[o->n];
+    ckpt_mfield *f = &o->f[o->n];
     memset(f, 0, sizeof *f);
     if (*p != '"' || (p = parse_string(p + 1, f->key, sizeof f->key)) == NULL) {
         *err = "expected a \"key\"";
@@ -109,7 +98,7 @@ static const char *parse_member(const char *p, jobj *o, const char **err)
 }
 
 /* Parses one line; NULL on success, else what is wrong. */
-static const char *parse_line(const char *line, jobj *o)
+static const char *parse_line(const char *line, ckpt_mline *o)
 {
     const char *err = NULL, *p = skip_ws(line);
     o->n = 0;
@@ -128,7 +117,7 @@ static const char *parse_line(const char *line, jobj *o)
     return *skip_ws(p + 1) == '\0' ? NULL : "text after the object";
 }
 
-static const jfield *field(const jobj *o, const char *key)
+const ckpt_mfield *ckpt_mfield_of(const ckpt_mline *o, const char *key)
 {
     for (int i = 0; i < o->n; i++)
         if (strcmp(o->f[i].key, key) == 0)
@@ -136,9 +125,9 @@ static const jfield *field(const jobj *o, const char *key)
     return NULL;
 }
 
-static double num(const jobj *o, const char *key)
+double ckpt_mnum(const ckpt_mline *o, const char *key)
 {
-    const jfield *f = field(o, key);
+    const ckpt_mfield *f = ckpt_mfield_of(o, key);
     return f && !f->is_str ? f->num : 0;
 }
 
@@ -173,22 +162,22 @@ static group *group_of(summary *s, const char *event, int level)
     return g;
 }
 
-static void add(summary *s, const jobj *o)
+static void add(summary *s, const ckpt_mline *o)
 {
-    const jfield *ev = field(o, "event"), *st = field(o, "status");
-    group *g = group_of(s, ev && ev->is_str ? ev->str : "?", (int)num(o, "level"));
+    const ckpt_mfield *ev = ckpt_mfield_of(o, "event"), *st = ckpt_mfield_of(o, "status");
+    group *g = group_of(s, ev && ev->is_str ? ev->str : "?", (int)ckpt_mnum(o, "level"));
     if (g == NULL)
         return;
-    double t = num(o, "total_s"), w = num(o, "app_wait_s"), time = num(o, "time");
+    double t = ckpt_mnum(o, "total_s"), w = ckpt_mnum(o, "app_wait_s"), time = ckpt_mnum(o, "time");
     g->count++;
     g->failed += st && st->is_str && strcmp(st->str, "failed") == 0;
-    g->bytes += num(o, "bytes");
+    g->bytes += ckpt_mnum(o, "bytes");
     g->time_sum += t;
     g->time_max = t > g->time_max ? t : g->time_max;
     g->wait_sum += w;
     g->wait_max = w > g->wait_max ? w : g->wait_max;
-    if (field(o, "bandwidth_gbs") != NULL) {
-        g->gbs_sum += num(o, "bandwidth_gbs");
+    if (ckpt_mfield_of(o, "bandwidth_gbs") != NULL) {
+        g->gbs_sum += ckpt_mnum(o, "bandwidth_gbs");
         g->gbs_n++;
     }
     if (time > 0 && (s->first == 0 || time < s->first))
@@ -242,47 +231,68 @@ static void json_summary(const summary *s, const char *path)
     cj_finish(&j);
 }
 
-static int read_lines(FILE *in, const char *path, summary *s)
+/* ---- the reader: one rule for stats and report ------------------------------ */
+
+static int read_lines(FILE *in, const char *path, ckpt_mline_fn fn, void *arg, ckpt_mcount *n_out)
 {
     static char line[16384];
-    static jobj o;
+    static ckpt_mline o;
     while (fgets(line, sizeof line, in) != NULL) {
         size_t n = strlen(line);
-        s->lines++;
+        n_out->lines++;
         const char *err = n == sizeof line - 1 && line[n - 1] != '\n' ? "line too long" : NULL;
         if (err == NULL && *skip_ws(line) == '\0')
             continue; /* blank */
         if (err == NULL)
             err = parse_line(line, &o);
-        if (err == NULL && field(&o, "event") == NULL)
+        if (err == NULL && ckpt_mfield_of(&o, "event") == NULL)
             err = "no \"event\" field";
         if (err != NULL) {
-            ckpt_error("%s:%ld: malformed metrics line (%s)", path, s->lines, err);
-            s->bad++;
+            ckpt_error("%s:%ld: malformed metrics line (%s)", path, n_out->lines, err);
+            n_out->bad++;
             while (n == sizeof line - 1 && line[n - 1] != '\n' && fgets(line, sizeof line, in))
                 n = strlen(line); /* rest of an over-long line */
             continue;
         }
-        add(s, &o);
+        n_out->events++;
+        fn(&o, n_out->lines, arg);
     }
     return ferror(in) ? -1 : 0;
+}
+
+int ckpt_metrics_read(const char *path, ckpt_mline_fn fn, void *arg, ckpt_mcount *n)
+{
+    memset(n, 0, sizeof *n);
+    FILE *in = fti_fopen_read(path);
+    if (in == NULL) {
+        ckpt_error("metrics file %s: %s", path, fti_fs_strerror(errno));
+        return CKPT_EXIT_USAGE;
+    }
+    int rc = read_lines(in, path, fn, arg, n);
+    fclose(in);
+    if (rc != 0) {
+        ckpt_error("metrics file %s: read error", path);
+        return CKPT_EXIT_USAGE;
+    }
+    return CKPT_EXIT_OK;
+}
+
+static void add_line(const ckpt_mline *o, long lineno, void *arg)
+{
+    (void)lineno;
+    add(arg, o);
 }
 
 int ckpt_cmd_stats(const ckpt_opts *o)
 {
     static summary s;
-    FILE *in = fti_fopen_read(o->path);
-    if (in == NULL) {
-        ckpt_error("metrics file %s: %s", o->path, fti_fs_strerror(errno));
-        return CKPT_EXIT_USAGE;
-    }
+    ckpt_mcount n;
     memset(&s, 0, sizeof s);
-    int rc = read_lines(in, o->path, &s);
-    fclose(in);
-    if (rc != 0) {
-        ckpt_error("metrics file %s: read error", o->path);
-        return CKPT_EXIT_USAGE;
-    }
+    int rc = ckpt_metrics_read(o->path, add_line, &s, &n);
+    if (rc != CKPT_EXIT_OK)
+        return rc;
+    s.lines = n.lines;
+    s.bad = n.bad;
     if (o->json)
         json_summary(&s, o->path);
     else

@@ -26,7 +26,7 @@ enum {
 
 typedef struct ckpt_opts {
     const char *cmd;
-    const char *path;     /* CONFIG, or METRICS_FILE for stats */
+    const char *path;     /* CONFIG, or METRICS_FILE for stats and report */
     const char *nodes;    /* --nodes DIR */
     const char *exec_id;  /* --exec-id ID */
     const char *from;     /* --from FTI16_CONFIG (import) */
@@ -143,6 +143,39 @@ void ckpt_l4_check(const ckpt_tool *t, const fti_commit *c, int rank, ckpt_file 
                    ckpt_l4_out *out);
 void ckpt_l4_out_free(ckpt_l4_out *out);
 
+/* ---- ckpt_stats.c: the metrics-file reader (stats and report) ------------ */
+
+/* One line of a metrics file: a flat JSON object (string, number,
+ * true/false/null values), which is all the library writes. */
+enum { CKPT_MFIELDS = 64 };
+typedef struct ckpt_mfield {
+    char key[48];
+    int is_str;
+    int is_null;
+    double num; /* numbers, true (1), false and null (0) */
+    char str[128];
+} ckpt_mfield;
+
+typedef struct ckpt_mline {
+    ckpt_mfield f[CKPT_MFIELDS];
+    int n;
+} ckpt_mline;
+
+typedef struct ckpt_mcount {
+    long lines;  /* read, blank ones included */
+    long bad;    /* malformed: each reported as PATH:LINE on stderr */
+    long events; /* well-formed, given to the callback */
+} ckpt_mcount;
+
+typedef void (*ckpt_mline_fn)(const ckpt_mline *l, long lineno, void *arg);
+
+/* Calls fn for each well-formed line of the metrics file at path; a malformed
+ * line is reported ("PATH:N: malformed metrics line (why)") and counted in
+ * n->bad. CKPT_EXIT_USAGE (message printed) when the file cannot be read. */
+int ckpt_metrics_read(const char *path, ckpt_mline_fn fn, void *arg, ckpt_mcount *n);
+const ckpt_mfield *ckpt_mfield_of(const ckpt_mline *l, const char *key);
+double ckpt_mnum(const ckpt_mline *l, const char *key); /* 0 when absent, a string or null */
+
 /* ---- commands -------------------------------------------------------------- */
 int ckpt_cmd_list(const ckpt_opts *o);
 int ckpt_cmd_verify(const ckpt_opts *o);
@@ -150,6 +183,7 @@ int ckpt_cmd_show(const ckpt_opts *o);
 int ckpt_cmd_extract(const ckpt_opts *o);
 int ckpt_cmd_stats(const ckpt_opts *o);
 int ckpt_cmd_names(const ckpt_opts *o);
+int ckpt_cmd_report(const ckpt_opts *o); /* ckpt_report.c: writes -o FILE, a new file */
 int ckpt_cmd_import(const ckpt_opts *o); /* ckpt_import.c: the one command that writes */
 
 #endif /* FTI_CKPT_TOOL_H */

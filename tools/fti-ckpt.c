@@ -27,6 +27,8 @@ static const char usage_text[] =
     "  extract CONFIG [--id N] --rank R --var ID -o FILE [--format raw|npy]\n"
     "                                         one variable's verified bytes (- is stdout)\n"
     "  stats   METRICS_FILE                   summary of a metrics_file\n"
+    "  report  METRICS_FILE -o FILE.html      a metrics_file as one self-contained HTML page\n"
+    "                                         (charts and tables, no network; - is stdout)\n"
     "  import  CONFIG --from FTI16_CONFIG     the newest checkpoint an FTI 1.6 job left (its\n"
     "                                         md5s checked) becomes CONFIG's L4 checkpoint\n"
     "  names   LIST                           what each file name of LIST (one a line, - is\n"
@@ -141,7 +143,7 @@ static int parse_args(int argc, char **argv, ckpt_opts *o)
     int rest = argc - 1 - optind;
     if (rest != 1) {
         fprintf(stderr, "fti-ckpt %s: expected one %s argument, got %d\n", o->cmd,
-                strcmp(o->cmd, "stats") == 0   ? "METRICS_FILE"
+                strcmp(o->cmd, "stats") == 0 || strcmp(o->cmd, "report") == 0 ? "METRICS_FILE"
                 : strcmp(o->cmd, "names") == 0 ? "LIST"
                                                : "CONFIG", rest);
         return -1;
@@ -163,7 +165,7 @@ int main(int argc, char **argv)
     } cmds[] = {{"list", ckpt_cmd_list},     {"verify", ckpt_cmd_verify},
                 {"show", ckpt_cmd_show},     {"extract", ckpt_cmd_extract},
                 {"stats", ckpt_cmd_stats},   {"names", ckpt_cmd_names},
-                {"import", ckpt_cmd_import}};
+                {"import", ckpt_cmd_import}, {"report", ckpt_cmd_report}};
     fti_log_program("fti-ckpt"); /* the library's messages name the tool, not a rank */
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("fti-ckpt (libfti) %s\n", FTI_VERSION_STRING);
