@@ -367,6 +367,8 @@ static void page(FILE *f, const run *r, const char *path)
     chart_overhead(f, r);
     fputs("<h2>Checkpoints over time by level</h2>\n", f);
     chart_timeline(f, r);
+    fputs("<h2>Restarts</h2>\n", f);
+    table_restarts(f, r);
     fputs("<h2>Time per checkpoint (total_s)</h2>\n", f);
     chart_bars(f, r, "time", "time per checkpoint", "s", v_time);
     fputs("<h2>Bandwidth per checkpoint (bandwidth_gbs)</h2>\n", f);
@@ -375,8 +377,6 @@ static void page(FILE *f, const run *r, const char *path)
           "checkpoint of each level (L2 partner copies and L3 parity add to it on disk).</p>\n", f);
     chart_storage(f, st, nl);
     table_storage(f, st, nl);
-    fputs("<h2>Restarts</h2>\n", f);
-    table_restarts(f, r);
     fputs("<h2>Checkpoints</h2>\n", f);
     table_checkpoints(f, r);
     fputs("</main></body></html>\n", f);
