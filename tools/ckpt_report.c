@@ -367,7 +367,9 @@ static void page(FILE *f, const run *r, const char *path)
     chart_overhead(f, r);
     fputs("<h2>Checkpoints over time by level</h2>\n", f);
     chart_timeline(f, r);
-    fputs("<h2>Restarts</h2>\n", f);
+    fputs("<h2>Restarts</h2>\n<p>recovery: a launch found committed checkpoints and chose the "
+          "one to restart from (ready), or could restore none (failed); restore: the "
+          "application's data was read back from it.</p>\n", f);
     table_restarts(f, r);
     fputs("<h2>Time per checkpoint (total_s)</h2>\n", f);
     chart_bars(f, r, "time", "time per checkpoint", "s", v_time);
