@@ -3,8 +3,8 @@
 # stderr ("[FTI r<rank>] ..." and FTI's "[ FTI  Information ] ...") do not grow
 # with the number of ranks. The same program runs at 4 and at 32 ranks (one
 # rank per simulated node, tiny data): a config that FTI_Init rejects on every
-# rank, a first checkpoint whose write fails on every rank (FTI_FAULT) and on
-# rank 1 only, and a run with two checkpoints and a restart at the default
+# rank, a first checkpoint whose write fails on every rank (FTI_FAULT), on
+# rank 1 only and on three ranks (0, 2 and the last), and a run with two checkpoints and a restart at the default
 # verbosity and at verbosity = 1 (debug). Each case must print as many library
 # lines at 32 ranks as at 4; the errors are said once, with their ranks.
 # FTI's own debug lines ("[FTI Debug - <rank>] : Has nodeFlag ...", one per
@@ -29,6 +29,9 @@ lines() {
     rank1fail) # the same on rank 1 only: its own failure, named as rank 1's
       write_config "$T/c.fti" verbosity="$v"
       FTI_FAULT=write:1:ENOSPC@1 run_nodes "$np" 1 "$P" "$T/c.fti" write 7 1 4 > "$out" 2>&1 || true ;;
+    subsetfail) # on ranks 0, 2 and the last: "3 ranks: 0, 2, 31"
+      write_config "$T/c.fti" verbosity="$v"
+      FTI_FAULT=write:1:ENOSPC@0+2+$((np - 1)) run_nodes "$np" 1 "$P" "$T/c.fti" write 7 1 4 > "$out" 2>&1 || true ;;
     run)
       write_config "$T/c.fti" verbosity="$v"
       { run_nodes "$np" 1 "$P" "$T/c.fti" write 7 1 4 &&
@@ -45,7 +48,7 @@ library_lines() {
   grep -E '^\[FTI r-?[0-9]+\]|^\[ FTI ' "$1" | grep -v '\] warning: fault injection: ' || true
 }
 
-for c in badconfig:2 ckptfail:2 rank1fail:2 run:2 run:1; do
+for c in badconfig:2 ckptfail:2 rank1fail:2 subsetfail:2 run:2 run:1; do
   case="${c%%:*}" v="${c#*:}"
   n4=$(lines 4 "$case" "$v")
   n32=$(lines 32 "$case" "$v")
@@ -64,4 +67,6 @@ grep -E '^\[FTI r0\] error: .*rank0\.fti.*No space left on device \(on ranks 0-3
   fail "the write error once on ranks 0-31: $(grep -E '^\[FTI r' "$T/out.32.ckptfail.2" | head -3)"
 grep -E '^\[FTI r0\] error: .*rank1\.fti.*No space left on device \(on rank 1\)$' "$T/out.32.rank1fail.2" > /dev/null ||
   fail "rank 1's write error naming rank 1: $(grep -E '^\[FTI r' "$T/out.32.rank1fail.2" | head -3)"
+grep -E '^\[FTI r0\] error: .*rank0\.fti.*No space left on device \(on 3 ranks: 0, 2, 31, each with its own numbers\)$' "$T/out.32.subsetfail.2" > /dev/null ||
+  fail "the write error of ranks 0, 2, 31 once: $(grep -E '^\[FTI r' "$T/out.32.subsetfail.2" | head -3)"
 pass "logs once: the same line count at 4 and 32 ranks"
