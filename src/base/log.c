@@ -11,6 +11,10 @@ static const char *log_program; /* a tool's name, or NULL: the library in a rank
 static _Thread_local char last_msg[1024];
 static _Thread_local fti_err last_code = FTI_E_OK;
 static _Thread_local int quiet;
+/* While deferring, an error is kept unsaid for the agreement that follows,
+ * which prints it once for all ranks (runtime/say_once.c). */
+static _Thread_local int deferring;
+static _Thread_local int unsaid;
 
 /* Nested: each fti_log_quiet(1) is undone by one fti_log_quiet(0). */
 void fti_log_quiet(int on) { quiet += on ? 1 : (quiet > 0 ? -1 : 0); }
@@ -66,9 +70,26 @@ fti_err fti_fail(fti_err code, const char *fmt, ...)
     vsnprintf(last_msg, sizeof last_msg, fmt, ap);
     va_end(ap);
     last_code = code;
-    if (!quiet)
+    if (deferring && !quiet)
+        unsaid = 1;
+    else if (!quiet)
         fti_log(FTI_LOG_ERROR, "%s", last_msg);
     return code;
+}
+
+void fti_log_defer(int on)
+{
+    deferring = on;
+    if (!on && unsaid) /* no agreement took it: said here, as without deferring */
+        fti_log(FTI_LOG_ERROR, "%s", last_msg), unsaid = 0;
+}
+
+const char *fti_log_take_unsaid(void)
+{
+    if (!unsaid)
+        return NULL;
+    unsaid = 0;
+    return last_msg;
 }
 
 const char *fti_last_error(void) { return last_msg; }

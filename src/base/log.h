@@ -27,6 +27,15 @@ void fti_log_rank0(int level, const char *fmt, ...) __attribute__((format(printf
 /* Records `code` and its message as the last error, logs it, returns code. */
 fti_err fti_fail(fti_err code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* fti_log_defer(1) before a step that every rank does alike and that ends
+ * in an agreement: its error (fti_fail) is recorded but kept unsaid, so the
+ * agreement prints it once for all the ranks that met it. fti_log_defer(0)
+ * after the agreement prints an error that none took. Per thread. */
+void fti_log_defer(int on);
+
+/* The error kept unsaid since fti_log_defer(1), now taken (NULL: none). */
+const char *fti_log_take_unsaid(void);
+
 /* The last error recorded on this rank ("" when none). */
 const char *fti_last_error(void);
 fti_err fti_last_error_code(void);

@@ -96,17 +96,25 @@ static void release(fti_ctx *ctx)
 /* Steps of FTI_Init that every rank does alike; each ends in agreement. */
 static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
 {
+    /* Every rank reads the same file: its error is printed once, by rank 0
+     * of comm, with the ranks that met it (fti_agree). */
+    fti_log_defer(1);
     fti_err e = fti_config_load(&ctx->cfg, configFile);
-    if ((e = fti_agree(comm, e, FTI_E_CONFIG, "config %s rejected on another rank", configFile)) != FTI_E_OK)
+    e = fti_agree(comm, e, FTI_E_CONFIG, "config %s rejected on another rank", configFile);
+    fti_log_defer(0);
+    if (e != FTI_E_OK)
         return e;
     fti_l4_stores_choose(ctx); /* the L4 stores, once */
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
     fti_log_setup(rank, ctx->cfg.verbosity);
+    fti_log_defer(1);
     if (fti_fault_init(rank, nranks) != 0)
         e = FTI_E_CONFIG;
-    if ((e = fti_agree(comm, e, FTI_E_CONFIG, "FTI_FAULT rejected on another rank")) != FTI_E_OK)
+    e = fti_agree(comm, e, FTI_E_CONFIG, "FTI_FAULT rejected on another rank");
+    fti_log_defer(0);
+    if (e != FTI_E_OK)
         return e;
     if ((e = fti_topology_build(&ctx->topo, &ctx->cfg, comm)) != FTI_E_OK)
         return e; /* its checks agree by construction: same numbers on every rank */
@@ -114,9 +122,11 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     fti_say_setup(ctx->topo.global_rank, !ctx->topo.is_head && ctx->topo.app_rank == 0);
     fti_layout_init(&ctx->dirs, &ctx->cfg);
     fti_layout_place_node(&ctx->dirs, &ctx->cfg, ctx->topo.node);
+    fti_log_defer(1);
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
-    if ((e = fti_agree(ctx->topo.global, e, FTI_E_CONFIG,
-                       "directories could not be created on another rank")) != FTI_E_OK)
+    e = fti_agree(ctx->topo.global, e, FTI_E_CONFIG, "directories could not be created on another rank");
+    fti_log_defer(0);
+    if (e != FTI_E_OK)
         return e;
     if ((e = fti_job_claim(ctx)) != FTI_E_OK) /* collective: every rank agrees */
         return e;

@@ -22,6 +22,7 @@
 #include "core/post.h"
 #include "core/recover.h"
 #include "runtime/recover_state.h"
+#include "runtime/say_once.h"
 
 /* The slot a new checkpoint of `level` goes to: never the committed one,
  * nor, in a restart = never run, the one the record it replaces names as the
@@ -45,9 +46,17 @@ static void metrics_line(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm,
 static fti_err abandon(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm, fti_err e, int rank)
 {
     metrics_line(ctx, c, tm, "failed");
-    return e != FTI_E_OK ? e : fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on rank %d "
-                                        "(see its message); the last committed checkpoint is kept",
-                                        (unsigned long long)c->seq, c->level, rank);
+    if (e == FTI_E_OK) { /* recorded, not printed: the failing ranks' messages say it */
+        fti_log_quiet(1);
+        e = fti_fail(FTI_E_IO, "checkpoint #%llu (level %d) failed on rank %d (see its message); "
+                     "the last committed checkpoint is kept", (unsigned long long)c->seq, c->level,
+                     rank);
+        fti_log_quiet(0);
+    }
+    /* Every rank knows of the failure from the vote: the errors kept unsaid
+     * (fti_log_defer) are printed once, with the ranks that met them. */
+    fti_say_once(ctx->topo.app, FTI_LOG_ERROR, fti_log_take_unsaid());
+    return e;
 }
 
 /* The one rule on ids, applied to a vote: FTI's programs rely on one id
@@ -157,9 +166,13 @@ static fti_err stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
 {
     fti_ckpt_vote v;
     fti_ckpt_vote_cast(ctx->topo.app, 0, 1, c->id, &v);
+    fti_log_defer(1);
     fti_err e = ids_agree(&v);
     if (e != FTI_E_OK)
-        return abandon(ctx, c, tm, e, -1);
+        e = abandon(ctx, c, tm, e, -1);
+    fti_log_defer(0);
+    if (e != FTI_E_OK)
+        return e;
     fti_post_stage(ctx, c, tm);
     ctx->ckpt_count++;
     return FTI_E_OK;
@@ -187,7 +200,8 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
     if (!straight && (st == NULL || st->stages) && fti_post_can_stage(ctx))
         return stage(ctx, &c, &tm);
     uint64_t mine = 0;
-    int bad; /* the first rank that failed a step */
+    int bad = -1; /* the first rank that failed a step */
+    fti_log_defer(1); /* a write error is said once, by abandon */
     fti_err e = write_first(ctx, st, &c, &mine);
     tm.bytes = mine; /* metrics */
     tm.write = fti_now() - t0;
@@ -196,10 +210,11 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
     fti_ckpt_vote_cast(ctx->topo.app, mine, e == FTI_E_OK, id, &v);
     c.bytes = v.bytes;
     fti_err ids = ids_agree(&v);
-    if (ids != FTI_E_OK)
-        return abandon(ctx, &c, &tm, ids, -1);
-    if ((bad = v.first_failed) >= 0)
-        return abandon(ctx, &c, &tm, e, bad);
+    if (ids != FTI_E_OK || (bad = v.first_failed) >= 0)
+        e = abandon(ctx, &c, &tm, ids != FTI_E_OK ? ids : e, ids != FTI_E_OK ? -1 : bad);
+    fti_log_defer(0);
+    if (ids != FTI_E_OK || v.first_failed >= 0)
+        return e;
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
     if (!straight && level > 1 && !ctx->cfg.inline_l[level] && ctx->post_async[level])

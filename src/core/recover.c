@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,12 +299,31 @@ static fti_err note_replaced(fti_ctx *ctx)
     return FTI_E_OK;
 }
 
+/* A restart decision every rank makes alike (from the same record and
+ * agreements): recorded on every rank as its error, printed by rank 0 only. */
+__attribute__((format(printf, 3, 4))) static fti_err fail_said_by_rank0(fti_ctx *ctx, fti_err code,
+                                                                        const char *fmt, ...)
+{
+    char msg[1024]; /* as long as the last error message */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int quiet = ctx->topo.app_rank != 0;
+    if (quiet)
+        fti_log_quiet(1);
+    fti_err e = fti_fail(code, "%s", msg);
+    if (quiet)
+        fti_log_quiet(0);
+    return e;
+}
+
 /* No committed checkpoint: a fresh start, unless restart = required. */
 static fti_err nothing_to_restore(fti_ctx *ctx)
 {
-    if (ctx->cfg.restart == FTI_RESTART_REQUIRED)
-        return fti_fail(FTI_E_NOREC, "restart = required, but no committed checkpoint exists "
-                        "in %s", ctx->dirs.commit);
+    if (ctx->cfg.restart == FTI_RESTART_REQUIRED) /* every rank decides alike: rank 0 says it */
+        return fail_said_by_rank0(ctx, FTI_E_NOREC, "restart = required, but no committed "
+                                  "checkpoint exists in %s", ctx->dirs.commit);
     if (ctx->cfg.failure > 0 && ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_WARN, "config %s: [restart] failure = %d but no committed checkpoint "
                 "exists in %s; starting fresh", ctx->cfg.file, ctx->cfg.failure,
@@ -339,14 +359,9 @@ static fti_err refuse(fti_ctx *ctx)
 {
     fti_watched_barrier(ctx->topo.app, "refused restart: wait for rebuilt files to be removed");
     fti_metrics_recovery(ctx, NULL, "failed"); /* metrics */
-    int quiet = ctx->topo.app_rank != 0;
-    if (quiet)
-        fti_log_quiet(1);
-    fti_err e = fti_fail(FTI_E_NOREC, "no committed checkpoint in %s can be restored on every "
-                         "rank (see the list above); nothing was deleted", ctx->dirs.commit);
-    if (quiet)
-        fti_log_quiet(0);
-    return e;
+    return fail_said_by_rank0(ctx, FTI_E_NOREC, "no committed checkpoint in %s can be restored "
+                              "on every rank (see the list above); nothing was deleted",
+                              ctx->dirs.commit);
 }
 
 /* Collective: the chosen checkpoint's file opens on every rank. */
@@ -355,9 +370,9 @@ static fti_err open_everywhere(fti_ctx *ctx)
     fti_recovery *r = &ctx->rec;
     int all = fti_all_ok(ctx->topo.app, open_chosen(ctx) == FTI_E_OK);
     fti_metrics_recovery(ctx, all ? &r->chosen : NULL, all ? "ready" : "failed"); /* metrics */
-    if (!all)
-        return fti_fail(FTI_E_NOREC, "checkpoint #%llu became unreadable after it was verified",
-                        (unsigned long long)r->chosen.seq);
+    if (!all) /* the rank that cannot open it said so */
+        return fail_said_by_rank0(ctx, FTI_E_NOREC, "checkpoint #%llu became unreadable after it "
+                                  "was verified", (unsigned long long)r->chosen.seq);
     if (ctx->topo.app_rank == 0)
         /* FTI's words, which its test suites and users' job scripts grep for */
         fti_log(FTI_LOG_INFO, "restart: Recovering successfully from level %d: checkpoint #%llu "

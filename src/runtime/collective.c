@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "runtime/say_once.h"
 #include "runtime/watchdog.h"
 
 int fti_all_ok(MPI_Comm comm, int ok)
@@ -83,6 +84,10 @@ fti_err fti_agree(MPI_Comm comm, fti_err mine, fti_err code, const char *fmt, ..
 {
     if (fti_all_ok(comm, mine == FTI_E_OK))
         return FTI_E_OK;
+    /* Failure only, so no collective on the path of success: the errors kept
+     * unsaid (fti_log_defer) are printed once, by rank 0, with their ranks.
+     * An error said already (not deferred) was said by its own rank. */
+    fti_say_once(comm, FTI_LOG_ERROR, mine != FTI_E_OK ? fti_log_take_unsaid() : NULL);
     if (mine != FTI_E_OK)
         return mine; /* this rank's own message stays the last error */
     char msg[1024]; /* as long as the last error message */
@@ -90,5 +95,10 @@ fti_err fti_agree(MPI_Comm comm, fti_err mine, fti_err code, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return fti_fail(code, "%s", msg);
+    /* Recorded as this rank's last error, not printed: the failing ranks'
+     * own messages above say what failed, once. */
+    fti_log_quiet(1);
+    fti_err e = fti_fail(code, "%s", msg);
+    fti_log_quiet(0);
+    return e;
 }
