@@ -99,8 +99,15 @@ static double run(const char *dir, char *data, char *copy, size_t len, int reps,
     return bench_median(t, reps);
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 -bind-to none bench_async [DIR] [MIB] [REPS]\n"
+    "the application's pause of an L4 checkpoint with staging_mib against a memcpy of\n"
+    "the same bytes; defaults /dev/shm 64 5\n";
+
 int main(int argc, char **argv)
 {
+    if (bench_answered_help(argc, argv, usage))
+        return 0;
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

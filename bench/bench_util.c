@@ -140,3 +140,11 @@ double bench_loadavg(void)
     }
     return l;
 }
+
+int bench_answered_help(int argc, char **argv, const char *usage)
+{
+    if (argc < 2 || (strcmp(argv[1], "-h") != 0 && strcmp(argv[1], "--help") != 0))
+        return 0;
+    fputs(usage, stdout);
+    return 1;
+}

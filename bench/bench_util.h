@@ -11,6 +11,10 @@
 #include <stddef.h>
 
 /* Median of n values (n >= 1); sorts `v` in place. */
+/* argv[1] is -h or --help: prints usage to stdout and returns 1 (the
+ * bench then exits 0, before MPI_Init); else 0. */
+int bench_answered_help(int argc, char **argv, const char *usage);
+
 double bench_median(double *v, int n);
 
 /* Collective. The largest of every rank's `t` (on all ranks). */

@@ -35,8 +35,16 @@ static double slowest(double t)
     return m;
 }
 
+static const char usage[] =
+    "usage: compare_driver CONFIG ckpt|restart LEVEL MIB\n"
+    "one timed step of bench/compare-fti.sh (the FTI API only)\n";
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        fputs(usage, stdout); /* no bench_util here: compare-fti.sh builds this file alone */
+        return 0;
+    }
     if (argc != 5) {
         fprintf(stderr, "usage: compare_driver CONFIG ckpt|restart LEVEL MIB\n");
         return 2;

@@ -123,8 +123,14 @@ static double hash_rate(const double *a, size_t n, int rank)
     return rate;
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 bench_dcp [--dir D] [--mib S] [--block B>=512] [--reps K] [--tracking 0|1]\n"
+    "a dCP checkpoint after 0, 1, 10 and 100% of pages changed against a full L4\n";
+
 int main(int argc, char **argv)
 {
+    if (bench_answered_help(argc, argv, usage))
+        return 0;
     MPI_Init(&argc, &argv);
     struct opts o;
     int rank, nranks, id = 1;

@@ -82,8 +82,14 @@ static double timed(const char *cfg, double **vars, size_t n, const struct opts 
     return bench_median(t, o->reps);
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 bench_hdf5 [--dir D] [--mib S] [--vars V<=64] [--reps K]\n"
+    "HDF5 checkpoints (ckpt_io = 5) against a raw HDF5 write of the same data\n";
+
 int main(int argc, char **argv)
 {
+    if (bench_answered_help(argc, argv, usage))
+        return 0;
     MPI_Init(&argc, &argv);
     struct opts o;
     int rank, nranks;

@@ -442,8 +442,16 @@ static void run_rss(const char *base, int mib, int level)
         bench_rmtree(dir);
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 -bind-to none bench_levels [DIR] [MIB[,MIB...]] [REPS]\n"
+    "       mpiexec -n 4 -bind-to none bench_levels DIR MIB rss:L   (peak RSS of level L)\n"
+    "checkpoint and restart time of each level against ceilings measured in the same\n"
+    "run; defaults /dev/shm 64 3\n";
+
 int main(int argc, char **argv)
 {
+    if (bench_answered_help(argc, argv, usage))
+        return 0;
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

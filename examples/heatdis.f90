@@ -117,6 +117,7 @@ contains
       call get_command_argument(i, key)
       call get_command_argument(i + 1, val)
       i = i + 2
+      if (key == '--help' .or. key == '-h') call usage_help()
       select case (key)
       case ('--rows');       o%rows = to_int(key, val)
       case ('--cols');       o%cols = to_int(key, val)
@@ -139,6 +140,15 @@ contains
     read (val, *, iostat=ios) n
     if (ios /= 0 .or. len_trim(val) == 0) call usage_error(trim(key) // ' needs an integer')
   end function
+
+  ! --help: the usage on stdout, and a clean end (exit status 0).
+  subroutine usage_help()
+    integer :: ierr
+    write (*, '(a)') 'usage: heatdis_f90 [--rows R] [--cols C] [--iters N] ' // &
+      '[--config FILE] [--output FILE] [--crash-at ITER --crash-rank R]'
+    call MPI_Finalize(ierr)
+    stop
+  end subroutine
 
   subroutine usage_error(msg)
     character(len=*), intent(in) :: msg

@@ -87,6 +87,32 @@ static int opt(int argc, char **argv, int *i, const char *name, const char **val
     return 1;
 }
 
+int answered_help(int argc, char **argv, const char *usage)
+{
+    int asked = 0;
+    for (int i = 1; i < argc; i++)
+        asked |= strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0;
+    if (!asked)
+        return 0;
+    fputs(usage, stdout);
+    fputs("\noptions of every FPGA example:\n"
+          "  --mode host|blocking|nonblocking|off  how the tasks are checkpointed (default blocking)\n"
+          "  --level L            level of the partial checkpoints (default 1)\n"
+          "  --slots N            checkpoint slots in device memory, in-kernel modes (default 2)\n"
+          "  --every B            a partial checkpoint at most every B blocks (default 1)\n"
+          "  --out PREFIX         the result of rank r goes to PREFIX.<r> (default fpga_out)\n"
+          "  --xclbin FILE        the kernels (default: the emulated xclbin of the build)\n"
+          "  --crash-task T --crash-at B [--crash-rank R]\n"
+          "                       die (SIGKILL) after the checkpoint holding block B of task T\n"
+          "  --pace-us U          emulation: modelled FPGA time per block, microseconds\n"
+          "  --copy-latency-us U  emulation: device copy latency, microseconds\n"
+          "  --quiet              no progress lines\n"
+          "  -h, --help           this text\n"
+          "Run under mpiexec; see FPGA.md of libfti's documentation.\n",
+          stdout);
+    return 1;
+}
+
 int common_option(common_opts *o, int argc, char **argv, int *i)
 {
     const char *v;

@@ -47,6 +47,11 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Prints "rank R: ..." on stdout, flushed (the tests parse these lines). */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* -h or --help anywhere in argv: prints usage (the example's synopsis and
+ * its own options) and the options every example shares to stdout and
+ * returns 1 (the example then exits 0, before MPI_Init); else 0. */
+int answered_help(int argc, char **argv, const char *usage);
+
 /* Parses the options every example shares; returns 1 when argv[*i] was one. */
 int common_option(common_opts *o, int argc, char **argv, int *i);
 void common_defaults(common_opts *o);

@@ -323,10 +323,20 @@ static void teardown(jacobi *j)
     fpga_close(&j->f);
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 fpga_jacobi CONFIG [options]\n"
+    "heat distribution by Jacobi iteration, each sweep an FPGA task, checkpointed with FTI\n"
+    "  --rows R        interior rows per rank (default 32)\n"
+    "  --cols C        columns (default 64)\n"
+    "  --block-rows B  rows per kernel block, a partial checkpoint point (default 4)\n"
+    "  --sweeps S      sweeps, one task each (default 6)\n";
+
 int main(int argc, char **argv)
 {
     jacobi j;
     memset(&j, 0, sizeof j);
+    if (answered_help(argc, argv, usage))
+        return 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     parse(&j, argc, argv);

@@ -195,10 +195,21 @@ static void teardown(kmeans *km)
     free(km->points), free(km->centroids), free(km->errors), free(km->acc), free(km->labels);
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 fpga_kmeans CONFIG [options]\n"
+    "K-means with the assignment step on the FPGA, FTI_Checkpoint every --ckpt-every iterations\n"
+    "  --points N      points per rank (default 2000)\n"
+    "  --dims D        dimensions (default 4)\n"
+    "  --clusters K    clusters (default 5)\n"
+    "  --iters I       iterations (default 12)\n"
+    "  --ckpt-every E  iterations between checkpoints (default 3)\n";
+
 int main(int argc, char **argv)
 {
     kmeans km;
     memset(&km, 0, sizeof km);
+    if (answered_help(argc, argv, usage))
+        return 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     parse(&km, argc, argv);

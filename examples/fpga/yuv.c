@@ -235,10 +235,19 @@ static void teardown(yuv *y)
     fpga_close(&y->f);
 }
 
+static const char usage[] =
+    "usage: mpiexec -n 4 fpga_yuv CONFIG [options]\n"
+    "a YUV filter over a stream of images, one FPGA task per image, checkpointed with FTI\n"
+    "  --width W   image width (default 64)\n"
+    "  --height H  image height (default 48)\n"
+    "  --tasks T   images (tasks) per rank (default 8)\n";
+
 int main(int argc, char **argv)
 {
     yuv y;
     memset(&y, 0, sizeof y);
+    if (answered_help(argc, argv, usage))
+        return 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     parse(&y, argc, argv);

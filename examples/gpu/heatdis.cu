@@ -283,10 +283,15 @@ static int run(const struct options *o)
 int main(int argc, char **argv)
 {
     struct options o;
+    static const char usage[] =
+        "usage: heatdis_gpu [--rows R] [--cols C] [--iters N] [--config FILE] [--out PREFIX]\n";
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(usage, stdout);
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     if (parse_options(argc, argv, &o) != 0) {
-        fprintf(stderr, "usage: heatdis_gpu [--rows R] [--cols C] [--iters N] [--config FILE] "
-                        "[--out PREFIX]\n");
+        fputs(usage, stderr);
         MPI_Finalize();
         return 2;
     }
