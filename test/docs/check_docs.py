@@ -387,7 +387,10 @@ class Checker:
         if not hasattr(self, "_names"):
             self._names = set()
             for root, dirs, files in os.walk(self.src):
-                dirs[:] = [d for d in dirs if not d.startswith(".") and d != "build"]
+                # Not build trees (any name: build-asan, build-openmpi...): files that
+                # tests left there would pass a name no checkout has.
+                dirs[:] = [d for d in dirs if not d.startswith(".") and
+                           not os.path.exists(os.path.join(root, d, "CMakeCache.txt"))]
                 self._names.update(files)
         if token not in self._names:
             self.fail(doc, "file", token, "no file of that name in the repository")
