@@ -6,6 +6,7 @@
  * the library's own rules (src/format/ckpt_expect.c); a checkpoint is restored
  * only when every rank can be (src/core/recover.c).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,13 +269,20 @@ static const char *verdict_name(verdict v)
     return v == R_YES ? "recoverable" : v == R_NO ? "not recoverable" : "unknown";
 }
 
+/* The table's state name (ckpt_state_name), in lower case: "bad", "no-codec". */
 static void json_state(ckpt_json *js, const char *key, ckpt_state st)
 {
-    if (st == CK_NA)
+    char name[16];
+    const char *shown = ckpt_state_name(st);
+    size_t i = 0;
+    if (st == CK_NA) {
         cj_null(js, key);
-    else
-        cj_str(js, key, st == CK_OK ? "ok" : st == CK_MISSING ? "missing" : st == CK_BAD ? "bad"
-                        : st == CK_NO_CODEC ? "no-codec" : "removed");
+        return;
+    }
+    for (; shown[i] != '\0' && i + 1 < sizeof name; i++)
+        name[i] = (char)tolower((unsigned char)shown[i]);
+    name[i] = '\0';
+    cj_str(js, key, name);
 }
 
 static void json_rows(const job *j)
