@@ -14,6 +14,8 @@
 #include "base/fio.h"
 #include "format/gf_region.h"
 #include "base/integrity.h"
+#include "base/phase_clock.h"
+#include "base/walltime.h"
 #include "levels/l3_rs.h"
 
 #define MIB ((size_t)1 << 20)
@@ -84,8 +86,10 @@ static void start_gather(enc *e, uint64_t k, MPI_Request *other)
     unsigned char *mine = s->part + (size_t)p * e->stride;
     for (size_t x = 0; x < s->L; x += SLICE) {
         size_t n = s->L - x < SLICE ? s->L - x : SLICE;
+        double t0 = fti_now();
         if (e->err == 0)
             note(e, fti_read_padded(e->data_fd, j->size[p], mine + x, n, s->off + x));
+        fti_phase_since(FTI_PP_READ, t0);
         if (e->err) /* keep the collective going with harmless bytes */
             memset(mine + x, 0, n);
         fti_l3_poll(other, 1);
@@ -104,17 +108,24 @@ static void consume(enc *e, uint64_t k, MPI_Request *other)
     const fti_l3_job *j = e->j;
     stage *s = &e->st[k & 1];
     unsigned char *rows[FTI_RS_MAX_G];
+    double t0 = fti_now();
     MPI_Wait(&s->req, MPI_STATUS_IGNORE);
+    fti_phase_since(FTI_PP_GATHER, t0);
     for (size_t x = 0; x < s->L; x += SLICE) {
         size_t n = s->L - x < SLICE ? s->L - x : SLICE;
         size_t keep = x >= s->len ? 0 : (s->len - x < n ? s->len - x : n);
         for (int i = 0; i < j->G; i++)
             rows[i] = s->part + (size_t)i * e->stride + x;
+        t0 = fti_now();
         fti_rs_parity(&j->code, j->r.pos, rows, e->out, n);
+        t0 = fti_phase_since(FTI_PP_ENCODE, t0);
         fti_l3_poll(other, 1);
         if (e->err == 0 && keep) {
+            t0 = fti_now();
             fti_hash_update(&e->h, e->out, keep);
+            t0 = fti_phase_since(FTI_PP_VERIFY, t0);
             note(e, fti_pwrite_full(e->parity_fd, e->out, keep, (off_t)(e->parity_off + s->off + x)));
+            fti_phase_since(FTI_PP_WRITE, t0);
         }
         fti_l3_poll(other, 1);
     }

@@ -10,6 +10,8 @@
 
 #include "base/fio.h"
 #include "base/log.h"
+#include "base/phase_clock.h"
+#include "base/walltime.h"
 #include "format/plan.h"
 #include "base/safe_fs.h"
 #include "runtime/watchdog.h"
@@ -110,7 +112,9 @@ static void sent(side *s, uint64_t k)
 static void post_send(side *s, const fti_ring *r, int to, size_t chunk, uint64_t k)
 {
     size_t n = piece(s, chunk, k);
+    double t0 = fti_now();
     const char *b = s->err == 0 ? send_bytes(s, chunk, k) : NULL;
+    fti_phase_since(FTI_PP_READ, t0);
     if (b == NULL) { /* the peer still gets its message (bytes it will not keep) */
         if (s->err == 0)
             s->err = errno ? errno : EIO;
@@ -130,11 +134,14 @@ static void post_recv(side *s, const fti_ring *r, int from, size_t chunk, uint64
 
 static void store_chunk(side *s, size_t chunk, uint64_t k)
 {
+    double t0 = fti_now();
     if (s->err == 0 &&
         fti_pwrite_full(s->fd, s->buf[k & 1], piece(s, chunk, k), (off_t)(k * chunk)) != 0)
         s->err = errno ? errno : EIO;
+    t0 = fti_phase_since(FTI_PP_WRITE, t0);
     if (s->check != NULL && s->err == 0)
         fti_file_stream_feed(s->check, s->buf[k & 1], piece(s, chunk, k));
+    fti_phase_since(FTI_PP_VERIFY, t0);
 }
 
 #define NOT_READY UINT64_MAX
@@ -180,10 +187,12 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
             rcv->err = ENOMEM;
         can_recv = rcv->err == 0;
     }
+    double t0 = fti_now();
     MPI_Sendrecv(&mysize, 1, MPI_UINT64_T, to, r->tag, &rcv->size, 1, MPI_UINT64_T, from, r->tag,
                  r->comm, MPI_STATUS_IGNORE);
     MPI_Sendrecv(&can_recv, 1, MPI_INT, from, r->tag, &peer_can_recv, 1, MPI_INT, to, r->tag,
                  r->comm, MPI_STATUS_IGNORE);
+    fti_phase_since(FTI_PP_AGREE, t0);
     snd->size = (to == MPI_PROC_NULL || mysize == NOT_READY || !peer_can_recv) ? 0 : mysize;
     if (from != MPI_PROC_NULL && rcv->size == NOT_READY && rcv->err == 0)
         rcv->err = EPIPE; /* the sender could not send */
@@ -194,9 +203,11 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
 static fti_err finish(side *snd, const char *send_path, side *rcv, const char *recv_path)
 {
     fti_err e = FTI_E_OK;
+    double t0 = fti_now();
     if (rcv->fd >= 0 && rcv->err == 0 &&
         (ftruncate(rcv->fd, (off_t)rcv->size) != 0 || fti_fsync(rcv->fd) != 0))
         rcv->err = errno;
+    fti_phase_since(FTI_PP_SYNC, t0);
     sent(snd, 0);
     sent(snd, 1);
     if (snd->fd >= 0)
@@ -233,9 +244,13 @@ fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int 
     if (snd.nchunks)
         post_send(&snd, r, to, chunk, 0);
     for (uint64_t k = 0; k < n; k++) {
+        double t0 = fti_now();
         MPI_Wait(&rcv.req[k & 1], MPI_STATUS_IGNORE);
+        t0 = fti_phase_since(FTI_PP_RECV, t0);
         MPI_Wait(&snd.req[k & 1], MPI_STATUS_IGNORE);
+        t0 = fti_phase_since(FTI_PP_SEND, t0);
         sent(&snd, k);
+        fti_phase_since(FTI_PP_READ, t0);
         if (k + 1 < rcv.nchunks)
             post_recv(&rcv, r, from, chunk, k + 1);
         if (k + 1 < snd.nchunks)
