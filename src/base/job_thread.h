@@ -22,6 +22,14 @@ typedef struct fti_job_thread {
     double busy;        /* seconds the jobs took (the thread's or inline) */
 } fti_job_thread;
 
+/* 1 when a job thread should pay off for a process that shares its CPUs
+ * with `sharers` processes of its host (itself included): it may run on
+ * two CPUs and, unless it is bound to a subset of the host's CPUs, the
+ * host has two per sharer. Else the thread would compete for a CPU with
+ * the caller (MPI waits spin) and with the other ranks, and cost more than
+ * the overlap gives: jobs then run inline. */
+int fti_job_thread_helps(int sharers);
+
 /* Starts the thread, or leaves t to run jobs inline (one CPU, no thread). */
 void fti_job_thread_start(fti_job_thread *t);
 

@@ -164,8 +164,9 @@ static void enc_free(enc *e)
  * whatever fails locally. */
 static void stream(enc *e)
 {
-    fti_job_thread t;
-    fti_job_thread_start(&t);
+    fti_job_thread t = {0}; /* zeroed: jobs run inline */
+    if (e->j->r.overlap)
+        fti_job_thread_start(&t);
     for (uint64_t k = 0; k < 2 && k < e->n; k++) {
         read_piece(e, k);
         post_gather(e, k);

@@ -30,6 +30,7 @@ static void ring_at(const fti_ctx *ctx, MPI_Comm comm, int pos, fti_ring *ring)
     ring->left = fti_plan_ring_prev(s, ring->pos);
     ring->right = fti_plan_ring_next(s, ring->pos);
     ring->tag = ctx->cfg.mpi_tag;
+    ring->overlap = fti_job_thread_helps(t->node_size);
     for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
         ring->app_rank[i] = fti_plan_member(s, rank, i);
 }
@@ -262,7 +263,7 @@ fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int 
     uint64_t n = snd.nchunks > rcv.nchunks ? snd.nchunks : rcv.nchunks;
     fti_job_thread w = {0}; /* zeroed: jobs run inline */
     store_job jobs[2] = {{&rcv, chunk, 0, {0, 0}}, {&rcv, chunk, 0, {0, 0}}};
-    if (rcv.nchunks > 1) /* else nothing to overlap */
+    if (r->overlap && rcv.nchunks > 1) /* else nothing to overlap, or no CPU for it */
         fti_job_thread_start(&w);
     if (rcv.nchunks)
         post_recv(&rcv, r, from, chunk, 0);

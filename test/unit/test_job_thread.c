@@ -1,9 +1,11 @@
 /* job_thread.c: jobs run one at a time, in the order posted, each after
  * the previous one finished (a post returns before its job ran on the
  * thread, a wait after it did), and the busy seconds add up; a job thread
- * that did not start runs each job inline, in the caller. Where this
+ * that did not start runs each job inline, in the caller; a thread is
+ * only asked for where the host has CPUs to spare. Where this
  * process may run on one CPU only the thread does not start, and the
  * threaded test says so. */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,11 +98,28 @@ static void test_not_started_runs_inline(void **state)
     assert_true(t.busy >= JOBS * 0.004);
 }
 
+/* A thread pays off with two CPUs to run on and, unless bound to a subset
+ * of the host's CPUs, two per rank of the host. */
+static void test_helps_only_with_spare_cpus(void **state)
+{
+    (void)state;
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    long mine = CPU_COUNT(&set), host = sysconf(_SC_NPROCESSORS_ONLN);
+    assert_int_equal(fti_job_thread_helps(1), mine >= 2);
+    assert_int_equal(fti_job_thread_helps(0), mine >= 2);
+    /* a host crowded with ranks: only a process bound to its own CPUs */
+    assert_int_equal(fti_job_thread_helps(1 << 20), mine >= 2 && mine < host);
+    if (mine >= 2 && mine == host)
+        assert_int_equal(fti_job_thread_helps((int)(mine / 2) + 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jobs_in_order_one_at_a_time),
         cmocka_unit_test(test_not_started_runs_inline),
+        cmocka_unit_test(test_helps_only_with_spare_cpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
