@@ -17,6 +17,22 @@
 #include "base/safe_fs.h"
 #include "runtime/watchdog.h"
 
+/* The processes that share this host's CPUs: the node's ranks, or more
+ * where the launcher says so (simulated nodes, local_test = 1, put several
+ * "nodes" on one host): MPICH's and Open MPI's count of local ranks. */
+static int host_ranks(const fti_topology *t)
+{
+    static const char *const vars[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"};
+    int n = t->node_size;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        int local = v != NULL ? atoi(v) : 0;
+        if (local > n)
+            n = local;
+    }
+    return n;
+}
+
 /* The ring of the application rank at position pos of this node, over
  * comm (plan.h: its members, their order, the neighbours). */
 static void ring_at(const fti_ctx *ctx, MPI_Comm comm, int pos, fti_ring *ring)
@@ -30,7 +46,7 @@ static void ring_at(const fti_ctx *ctx, MPI_Comm comm, int pos, fti_ring *ring)
     ring->left = fti_plan_ring_prev(s, ring->pos);
     ring->right = fti_plan_ring_next(s, ring->pos);
     ring->tag = ctx->cfg.mpi_tag;
-    ring->overlap = fti_job_thread_helps(t->node_size);
+    ring->overlap = fti_job_thread_helps(host_ranks(t));
     for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
         ring->app_rank[i] = fti_plan_member(s, rank, i);
 }

@@ -21,7 +21,7 @@ typedef struct fti_ring {
     int app_rank[FTI_GROUP_MAX];/* application rank of each member */
     int tag;
     int overlap; /* a job thread may overlap local work with the transfers
-                  * (fti_job_thread_helps: spare CPUs for the node's ranks) */
+                  * (fti_job_thread_helps: spare CPUs for the host's ranks) */
 } fti_ring;
 
 /* The ring of this application rank (group_comm of the topology). */
