@@ -15,6 +15,7 @@
 #include "runtime/collective.h"
 #include "base/fio.h"
 #include "base/job_thread.h"
+#include "base/log.h"
 #include "format/gf_region.h"
 #include "base/integrity.h"
 #include "base/phase_clock.h"
@@ -167,6 +168,9 @@ static void stream(enc *e)
     fti_job_thread t = {0}; /* zeroed: jobs run inline */
     if (e->j->r.overlap)
         fti_job_thread_start(&t);
+    if (t.running)
+        fti_log(FTI_LOG_DEBUG, "L3: %s is encoded by a job thread while the next message is "
+                "gathered", e->j->parity_path);
     for (uint64_t k = 0; k < 2 && k < e->n; k++) {
         read_piece(e, k);
         post_gather(e, k);

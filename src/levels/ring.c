@@ -281,6 +281,9 @@ fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int 
     store_job jobs[2] = {{&rcv, chunk, 0, {0, 0}}, {&rcv, chunk, 0, {0, 0}}};
     if (r->overlap && rcv.nchunks > 1) /* else nothing to overlap, or no CPU for it */
         fti_job_thread_start(&w);
+    if (w.running)
+        fti_log(FTI_LOG_DEBUG, "ring transfer: %s is written by a job thread while the next "
+                "message travels", recv_path);
     if (rcv.nchunks)
         post_recv(&rcv, r, from, chunk, 0);
     if (snd.nchunks)
