@@ -74,6 +74,7 @@ typedef struct enc {
     fti_hash h;
     int err; /* first local errno; the collectives go on regardless */
     uint64_t k; /* the job thread's message */
+    MPI_Request *poll; /* inline only: the gather in flight, progressed between slices */
     double secs[S_N];
 } enc;
 
@@ -81,6 +82,15 @@ static void note(enc *e, int rc)
 {
     if (rc != 0 && e->err == 0)
         e->err = errno ? errno : EIO;
+}
+
+/* Without a job thread the local work runs in the caller: between two
+ * slices of it, the gather in flight moves on (MPI moves bytes only inside
+ * MPI calls). On the job thread e->poll is NULL: it makes no MPI call. */
+static void progress(enc *e)
+{
+    if (e->poll != NULL)
+        fti_l3_poll(e->poll, 1);
 }
 
 /* Reads this member's piece of message k into its slot of st[k & 1]. */
@@ -94,10 +104,14 @@ static void read_piece(enc *e, uint64_t k)
     s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
     s->L = fti_gf_round(s->len);
     unsigned char *mine = s->part + (size_t)p * e->stride;
-    if (e->err == 0)
-        note(e, fti_read_padded(e->data_fd, j->size[p], mine, s->L, s->off));
-    if (e->err) /* keep the collective going with harmless bytes */
-        memset(mine, 0, s->L);
+    for (size_t x = 0; x < s->L; x += SLICE) {
+        size_t n = s->L - x < SLICE ? s->L - x : SLICE;
+        if (e->err == 0)
+            note(e, fti_read_padded(e->data_fd, j->size[p], mine + x, n, s->off + x));
+        if (e->err) /* keep the collective going with harmless bytes */
+            memset(mine + x, 0, n);
+        progress(e);
+    }
     e->secs[S_READ] += fti_now() - t0;
 }
 
@@ -137,6 +151,7 @@ static void encode(enc *e, uint64_t k)
         e->secs[S_ENCODE] += t1 - t0;
         e->secs[S_VERIFY] += t2 - t1;
         e->secs[S_WRITE] += fti_now() - t2;
+        progress(e);
     }
 }
 
@@ -172,6 +187,7 @@ static void stream(enc *e)
         fti_log(FTI_LOG_DEBUG, "L3: %s is encoded by a job thread while the next message is "
                 "gathered", e->j->parity_path);
     for (uint64_t k = 0; k < 2 && k < e->n; k++) {
+        e->poll = k == 1 ? &e->st[0].req : NULL;
         read_piece(e, k);
         post_gather(e, k);
     }
@@ -183,6 +199,7 @@ static void stream(enc *e)
         if (k >= 1 && k + 1 < e->n)
             post_gather(e, k + 1);
         e->k = k;
+        e->poll = t.running ? NULL : &e->st[(k + 1) & 1].req;
         fti_job_thread_post(&t, encode_job, e);
     }
     fti_job_thread_stop(&t);
