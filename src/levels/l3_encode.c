@@ -1,7 +1,7 @@
 /*
  * l3_encode.c - L3's encode stream. Per message, every member reads its
- * piece of its file into its slot of a gather buffer, one non-blocking
- * all-gather fills the other slots, and the member computes its parity row
+ * piece of its file into its slot of a gather buffer, sends it to every
+ * other member and receives theirs into the other slots, and the member computes its parity row
  * over the G pieces (one dot product) and writes it. Two messages are in
  * flight: message k+1 is gathered while a job thread encodes and writes
  * message k (base/job_thread.h: local work in the caller, between MPI
@@ -54,8 +54,8 @@ void fti_l3_poll(MPI_Request *req, int n)
 
 typedef struct stage {
     unsigned char *part; /* G pieces, `stride` bytes apart */
-    MPI_Request req;
-    int counts[FTI_RS_MAX_G], displs[FTI_RS_MAX_G]; /* live until req completes */
+    MPI_Request req[2 * FTI_RS_MAX_G]; /* the gather: a receive and a send per peer */
+    int nreq;
     uint64_t off;
     size_t len, L; /* bytes of this message, and rounded up to FTI_GF_ALIGN */
 } stage;
@@ -74,7 +74,7 @@ typedef struct enc {
     fti_hash h;
     int err; /* first local errno; the collectives go on regardless */
     uint64_t k; /* the job thread's message */
-    MPI_Request *poll; /* inline only: the gather in flight, progressed between slices */
+    stage *poll; /* inline only: the gather in flight, progressed between slices */
     double secs[S_N];
 } enc;
 
@@ -90,7 +90,7 @@ static void note(enc *e, int rc)
 static void progress(enc *e)
 {
     if (e->poll != NULL)
-        fti_l3_poll(e->poll, 1);
+        fti_l3_poll(e->poll->req, e->poll->nreq);
 }
 
 /* Reads this member's piece of message k into its slot of st[k & 1]. */
@@ -115,17 +115,26 @@ static void read_piece(enc *e, uint64_t k)
     e->secs[S_READ] += fti_now() - t0;
 }
 
-/* Posts the gather of message k, whose own piece was read. */
+/* Posts the gather of message k, whose own piece was read: the piece goes
+ * to every other member and theirs come in, all at once. A ring
+ * all-gather moves the same bytes in G-1 steps, each waiting for the
+ * previous one on two members: a member late to make progress (its MPI
+ * calls come between slices of local work) held up the next step of the
+ * whole group. Messages of one pair keep their order (MPI's non-overtaking
+ * rule), so message k+1's never meet message k's receives. */
 static void post_gather(enc *e, uint64_t k)
 {
     const fti_l3_job *j = e->j;
     stage *s = &e->st[k & 1];
-    for (int i = 0; i < j->G; i++) {
-        s->counts[i] = (int)(s->L / 8);
-        s->displs[i] = (int)((size_t)i * e->stride / 8);
+    int p = j->r.pos, n = (int)s->L;
+    const unsigned char *mine = s->part + (size_t)p * e->stride;
+    s->nreq = 0;
+    for (int d = 1; d < j->G; d++) { /* peers in ring order from each side: spread the load */
+        int from = (p - d + j->G) % j->G, to = (p + d) % j->G;
+        MPI_Irecv(s->part + (size_t)from * e->stride, n, MPI_BYTE, from, j->r.tag, j->r.comm,
+                  &s->req[s->nreq++]);
+        MPI_Isend(mine, n, MPI_BYTE, to, j->r.tag, j->r.comm, &s->req[s->nreq++]);
     }
-    MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->part, s->counts, s->displs,
-                    MPI_UINT64_T, j->r.comm, &s->req);
 }
 
 /* Encodes this member's parity row of the gathered message k and writes
@@ -187,19 +196,20 @@ static void stream(enc *e)
         fti_log(FTI_LOG_DEBUG, "L3: %s is encoded by a job thread while the next message is "
                 "gathered", e->j->parity_path);
     for (uint64_t k = 0; k < 2 && k < e->n; k++) {
-        e->poll = k == 1 ? &e->st[0].req : NULL;
+        e->poll = k == 1 ? &e->st[0] : NULL;
         read_piece(e, k);
         post_gather(e, k);
     }
     for (uint64_t k = 0; k < e->n; k++) {
         double t0 = fti_now();
-        MPI_Wait(&e->st[k & 1].req, MPI_STATUS_IGNORE);
+        for (int i = 0; i < e->st[k & 1].nreq; i++)
+            MPI_Wait(&e->st[k & 1].req[i], MPI_STATUS_IGNORE);
         fti_phase_since(FTI_PP_GATHER, t0);
         fti_job_thread_wait(&t); /* message k-1 encoded, piece k+1 read */
         if (k >= 1 && k + 1 < e->n)
             post_gather(e, k + 1);
         e->k = k;
-        e->poll = t.running ? NULL : &e->st[(k + 1) & 1].req;
+        e->poll = t.running ? NULL : &e->st[(k + 1) & 1];
         fti_job_thread_post(&t, encode_job, e);
     }
     fti_job_thread_stop(&t);
@@ -214,7 +224,7 @@ int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t pari
 {
     enc e = {.j = j, .data_fd = data_fd, .parity_fd = parity_fd, .parity_off = parity_off};
     e.stride = j->msg + STAGGER;
-    e.st[0].req = e.st[1].req = MPI_REQUEST_NULL;
+    e.st[0].nreq = e.st[1].nreq = 0;
     e.st[0].part = fti_gf_alloc(e.stride * (size_t)j->G);
     e.st[1].part = fti_gf_alloc(e.stride * (size_t)j->G);
     e.out = fti_gf_alloc(SLICE < j->msg ? SLICE : j->msg);
