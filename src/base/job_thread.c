@@ -2,7 +2,6 @@
 
 #include <sched.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/walltime.h"
 #include "base/worker.h"
@@ -44,10 +43,8 @@ int fti_job_thread_helps(int sharers)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return 0;
-    long mine = CPU_COUNT(&set), host = sysconf(_SC_NPROCESSORS_ONLN);
-    if (mine < 2)
-        return 0;
-    return mine < host || mine >= 2 * (long)(sharers > 1 ? sharers : 1);
+    long mine = CPU_COUNT(&set);
+    return mine >= 2 * (long)(sharers > 1 ? sharers : 1);
 }
 
 void fti_job_thread_start(fti_job_thread *t)

@@ -23,11 +23,13 @@ typedef struct fti_job_thread {
 } fti_job_thread;
 
 /* 1 when a job thread should pay off for a process that shares its CPUs
- * with `sharers` processes of its host (itself included): it may run on
- * two CPUs and, unless it is bound to a subset of the host's CPUs, the
- * host has two per sharer. Else the thread would compete for a CPU with
+ * with `sharers` processes of its host (itself included): the CPUs it may
+ * run on are two per sharer. Else the thread would compete for a CPU with
  * the caller (MPI waits spin) and with the other ranks, and cost more than
- * the overlap gives: jobs then run inline. */
+ * the overlap gives: jobs then run inline. A process bound to CPUs of its
+ * own counts as sharing them all the same: from its affinity alone, a
+ * binding cannot be told from a container's CPU set that every rank
+ * shares. */
 int fti_job_thread_helps(int sharers);
 
 /* Starts the thread, or leaves t to run jobs inline (one CPU, no thread). */
