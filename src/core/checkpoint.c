@@ -10,6 +10,7 @@
 #include "runtime/collective.h"
 #include "base/fault.h"
 #include "base/fio.h"
+#include "base/phase_clock.h"
 #include "stores/dcp.h"
 #include "stores/l4_store.h"
 #include "core/levels.h"
@@ -224,7 +225,9 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
         fti_fault_phase(fti_level(level)->phase);
         fti_ring ring;
         fti_ring_of(ctx, &ring);
+        fti_phase_reset(); /* metrics: the post's phases */
         e = fti_level(level)->post(ctx, &c, &ring);
+        fti_phase_read(tm.phase);
     }
     tm.post = fti_now() - t1; /* metrics */
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)

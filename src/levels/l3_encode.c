@@ -1,10 +1,12 @@
 /*
  * l3_encode.c - L3's encode stream. Per message, every member reads its
- * piece of its file into its slot of a gather buffer, one non-blocking
- * all-gather fills the other slots, and the member computes its parity row
+ * piece of its file into its slot of a gather buffer, sends it to every
+ * other member and receives theirs into the other slots, and the member computes its parity row
  * over the G pieces (one dot product) and writes it. Two messages are in
- * flight: message k+1 is read and gathered while message k is encoded and
- * written; local work runs in slices with MPI progress between them.
+ * flight: message k+1 is gathered while a job thread encodes and writes
+ * message k (base/job_thread.h: local work in the caller, between MPI
+ * calls, held up the gathers; it was done in slices with progress polls
+ * between them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,8 +14,12 @@
 
 #include "runtime/collective.h"
 #include "base/fio.h"
+#include "base/job_thread.h"
+#include "base/log.h"
 #include "format/gf_region.h"
 #include "base/integrity.h"
+#include "base/phase_clock.h"
+#include "base/walltime.h"
 #include "levels/l3_rs.h"
 
 #define MIB ((size_t)1 << 20)
@@ -48,21 +54,28 @@ void fti_l3_poll(MPI_Request *req, int n)
 
 typedef struct stage {
     unsigned char *part; /* G pieces, `stride` bytes apart */
-    MPI_Request req;
-    int counts[FTI_RS_MAX_G], displs[FTI_RS_MAX_G]; /* live until req completes */
+    MPI_Request req[2 * FTI_RS_MAX_G]; /* the gather: a receive and a send per peer */
+    int nreq;
     uint64_t off;
     size_t len, L; /* bytes of this message, and rounded up to FTI_GF_ALIGN */
 } stage;
 
+/* Seconds of the local work, wherever it ran (the job thread's clock is
+ * not the caller's): read, encode, verify, write. */
+enum { S_READ, S_ENCODE, S_VERIFY, S_WRITE, S_N };
+
 typedef struct enc {
     const fti_l3_job *j;
     int data_fd, parity_fd;
-    uint64_t parity_off;
+    uint64_t parity_off, n; /* n messages */
     size_t stride;
     stage st[2];
     unsigned char *out;
     fti_hash h;
     int err; /* first local errno; the collectives go on regardless */
+    uint64_t k; /* the job thread's message */
+    stage *poll; /* inline only: the gather in flight, progressed between slices */
+    double secs[S_N];
 } enc;
 
 static void note(enc *e, int rc)
@@ -71,13 +84,22 @@ static void note(enc *e, int rc)
         e->err = errno ? errno : EIO;
 }
 
-/* Reads this member's piece of message k into its slot, then posts the
- * gather; `other` (the message in flight) progresses meanwhile. */
-static void start_gather(enc *e, uint64_t k, MPI_Request *other)
+/* Without a job thread the local work runs in the caller: between two
+ * slices of it, the gather in flight moves on (MPI moves bytes only inside
+ * MPI calls). On the job thread e->poll is NULL: it makes no MPI call. */
+static void progress(enc *e)
+{
+    if (e->poll != NULL)
+        fti_l3_poll(e->poll->req, e->poll->nreq);
+}
+
+/* Reads this member's piece of message k into its slot of st[k & 1]. */
+static void read_piece(enc *e, uint64_t k)
 {
     const fti_l3_job *j = e->j;
     stage *s = &e->st[k & 1];
     int p = j->r.pos;
+    double t0 = fti_now();
     s->off = k * j->msg;
     s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
     s->L = fti_gf_round(s->len);
@@ -88,36 +110,69 @@ static void start_gather(enc *e, uint64_t k, MPI_Request *other)
             note(e, fti_read_padded(e->data_fd, j->size[p], mine + x, n, s->off + x));
         if (e->err) /* keep the collective going with harmless bytes */
             memset(mine + x, 0, n);
-        fti_l3_poll(other, 1);
+        progress(e);
     }
-    for (int i = 0; i < j->G; i++) {
-        s->counts[i] = (int)(s->L / 8);
-        s->displs[i] = (int)((size_t)i * e->stride / 8);
-    }
-    MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->part, s->counts, s->displs,
-                    MPI_UINT64_T, j->r.comm, &s->req);
+    e->secs[S_READ] += fti_now() - t0;
 }
 
-/* Waits for message k, encodes this member's parity row and writes it. */
-static void consume(enc *e, uint64_t k, MPI_Request *other)
+/* Posts the gather of message k, whose own piece was read: the piece goes
+ * to every other member and theirs come in, all at once. A ring
+ * all-gather moves the same bytes in G-1 steps, each waiting for the
+ * previous one on two members: a member late to make progress (its MPI
+ * calls come between slices of local work) held up the next step of the
+ * whole group. Messages of one pair keep their order (MPI's non-overtaking
+ * rule), so message k+1's never meet message k's receives. */
+static void post_gather(enc *e, uint64_t k)
+{
+    const fti_l3_job *j = e->j;
+    stage *s = &e->st[k & 1];
+    int p = j->r.pos, n = (int)s->L;
+    const unsigned char *mine = s->part + (size_t)p * e->stride;
+    s->nreq = 0;
+    for (int d = 1; d < j->G; d++) { /* peers in ring order from each side: spread the load */
+        int from = (p - d + j->G) % j->G, to = (p + d) % j->G;
+        MPI_Irecv(s->part + (size_t)from * e->stride, n, MPI_BYTE, from, j->r.tag, j->r.comm,
+                  &s->req[s->nreq++]);
+        MPI_Isend(mine, n, MPI_BYTE, to, j->r.tag, j->r.comm, &s->req[s->nreq++]);
+    }
+}
+
+/* Encodes this member's parity row of the gathered message k and writes
+ * it, a slice at a time (the output buffer is one slice). */
+static void encode(enc *e, uint64_t k)
 {
     const fti_l3_job *j = e->j;
     stage *s = &e->st[k & 1];
     unsigned char *rows[FTI_RS_MAX_G];
-    MPI_Wait(&s->req, MPI_STATUS_IGNORE);
     for (size_t x = 0; x < s->L; x += SLICE) {
         size_t n = s->L - x < SLICE ? s->L - x : SLICE;
         size_t keep = x >= s->len ? 0 : (s->len - x < n ? s->len - x : n);
         for (int i = 0; i < j->G; i++)
             rows[i] = s->part + (size_t)i * e->stride + x;
+        double t0 = fti_now(), t1, t2;
         fti_rs_parity(&j->code, j->r.pos, rows, e->out, n);
-        fti_l3_poll(other, 1);
+        t1 = t2 = fti_now();
         if (e->err == 0 && keep) {
             fti_hash_update(&e->h, e->out, keep);
+            t2 = fti_now();
             note(e, fti_pwrite_full(e->parity_fd, e->out, keep, (off_t)(e->parity_off + s->off + x)));
         }
-        fti_l3_poll(other, 1);
+        e->secs[S_ENCODE] += t1 - t0;
+        e->secs[S_VERIFY] += t2 - t1;
+        e->secs[S_WRITE] += fti_now() - t2;
+        progress(e);
     }
+}
+
+/* The job thread's work for message e->k: its parity, then the own piece
+ * of message k+2 into the slot just freed, so the caller can post that
+ * gather as soon as message k+1's has arrived. No MPI call here. */
+static void encode_job(void *arg)
+{
+    enc *e = arg;
+    encode(e, e->k);
+    if (e->k + 2 < e->n)
+        read_piece(e, e->k + 2);
 }
 
 static void enc_free(enc *e)
@@ -128,12 +183,48 @@ static void enc_free(enc *e)
     fti_hash_free(&e->h);
 }
 
+/* The caller moves the bytes, the job thread does the local work: while
+ * message k+1 is gathered, message k is encoded and written and the own
+ * piece of k+2 read. Every rank posts the same gathers in the same order
+ * whatever fails locally. */
+static void stream(enc *e)
+{
+    fti_job_thread t = {0}; /* zeroed: jobs run inline */
+    if (e->j->r.overlap)
+        fti_job_thread_start(&t);
+    if (t.running)
+        fti_log(FTI_LOG_DEBUG, "L3: %s is encoded by a job thread while the next message is "
+                "gathered", e->j->parity_path);
+    for (uint64_t k = 0; k < 2 && k < e->n; k++) {
+        e->poll = k == 1 ? &e->st[0] : NULL;
+        read_piece(e, k);
+        post_gather(e, k);
+    }
+    for (uint64_t k = 0; k < e->n; k++) {
+        double t0 = fti_now();
+        for (int i = 0; i < e->st[k & 1].nreq; i++)
+            MPI_Wait(&e->st[k & 1].req[i], MPI_STATUS_IGNORE);
+        fti_phase_since(FTI_PP_GATHER, t0);
+        fti_job_thread_wait(&t); /* message k-1 encoded, piece k+1 read */
+        if (k >= 1 && k + 1 < e->n)
+            post_gather(e, k + 1);
+        e->k = k;
+        e->poll = t.running ? NULL : &e->st[(k + 1) & 1];
+        fti_job_thread_post(&t, encode_job, e);
+    }
+    fti_job_thread_stop(&t);
+    fti_phase_add(FTI_PP_READ, e->secs[S_READ]);
+    fti_phase_add(FTI_PP_ENCODE, e->secs[S_ENCODE]);
+    fti_phase_add(FTI_PP_VERIFY, e->secs[S_VERIFY]);
+    fti_phase_add(FTI_PP_WRITE, e->secs[S_WRITE]);
+}
+
 int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t parity_off,
                   uint64_t *sum)
 {
     enc e = {.j = j, .data_fd = data_fd, .parity_fd = parity_fd, .parity_off = parity_off};
     e.stride = j->msg + STAGGER;
-    e.st[0].req = e.st[1].req = MPI_REQUEST_NULL;
+    e.st[0].nreq = e.st[1].nreq = 0;
     e.st[0].part = fti_gf_alloc(e.stride * (size_t)j->G);
     e.st[1].part = fti_gf_alloc(e.stride * (size_t)j->G);
     e.out = fti_gf_alloc(SLICE < j->msg ? SLICE : j->msg);
@@ -144,14 +235,8 @@ int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t pari
     }
     if (data_fd < 0 || parity_fd < 0)
         e.err = EBADF;
-    uint64_t n = (j->smax + j->msg - 1) / j->msg;
-    if (n > 0)
-        start_gather(&e, 0, &e.st[1].req);
-    for (uint64_t k = 0; k < n; k++) {
-        if (k + 1 < n)
-            start_gather(&e, k + 1, &e.st[k & 1].req);
-        consume(&e, k, &e.st[(k + 1) & 1].req);
-    }
+    e.n = (j->smax + j->msg - 1) / j->msg;
+    stream(&e);
     *sum = e.err ? 0 : fti_hash_final(&e.h);
     enc_free(&e);
     return e.err;

@@ -28,6 +28,8 @@
 #include "levels/l3_rs.h"
 #include "core/levels.h"
 #include "base/log.h"
+#include "base/phase_clock.h"
+#include "base/walltime.h"
 #include "base/safe_fs.h"
 #include "runtime/watchdog.h"
 
@@ -141,7 +143,9 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
     int data_fd = fti_open_read(j.data_path);
     int parity_fd = fti_open_existing_for_write(j.parity_path);
     uint64_t mine = (data_fd >= 0 && fstat(data_fd, &st) == 0) ? (uint64_t)st.st_size : 0;
+    double t0 = fti_now();
     gather_sizes(&j, mine);
+    fti_phase_since(FTI_PP_AGREE, t0);
     set_sizes(&j);
     fti_file_header h;
     fti_file_entry ent[2];
@@ -154,7 +158,10 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
         e = fti_fail(FTI_E_NOMEM, "L3 encoding of %s: out of memory on a group member", j.parity_path);
     else if (e == FTI_E_OK && err)
         e = fti_fail(FTI_E_IO, "L3 encoding of %s: %s", j.parity_path, fti_fs_strerror(err));
-    if (e == FTI_E_OK && finish_parity(parity_fd, &j, &h, ent) != 0)
+    t0 = fti_now();
+    int finished = e == FTI_E_OK ? finish_parity(parity_fd, &j, &h, ent) : 0;
+    fti_phase_since(FTI_PP_SYNC, t0);
+    if (finished != 0)
         e = fti_fail(FTI_E_IO, "L3: writing %s: %s", j.parity_path, fti_fs_strerror(errno));
     if (data_fd >= 0)
         close(data_fd);

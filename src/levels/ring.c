@@ -10,9 +10,28 @@
 
 #include "base/fio.h"
 #include "base/log.h"
+#include "base/phase_clock.h"
+#include "base/walltime.h"
+#include "base/job_thread.h"
 #include "format/plan.h"
 #include "base/safe_fs.h"
 #include "runtime/watchdog.h"
+
+/* The processes that share this host's CPUs: the node's ranks, or more
+ * where the launcher says so (simulated nodes, local_test = 1, put several
+ * "nodes" on one host): MPICH's and Open MPI's count of local ranks. */
+static int host_ranks(const fti_topology *t)
+{
+    static const char *const vars[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"};
+    int n = t->node_size;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        int local = v != NULL ? atoi(v) : 0;
+        if (local > n)
+            n = local;
+    }
+    return n;
+}
 
 /* The ring of the application rank at position pos of this node, over
  * comm (plan.h: its members, their order, the neighbours). */
@@ -27,6 +46,7 @@ static void ring_at(const fti_ctx *ctx, MPI_Comm comm, int pos, fti_ring *ring)
     ring->left = fti_plan_ring_prev(s, ring->pos);
     ring->right = fti_plan_ring_next(s, ring->pos);
     ring->tag = ctx->cfg.mpi_tag;
+    ring->overlap = fti_job_thread_helps(host_ranks(t));
     for (int i = 0; i < t->group_size && i < FTI_GROUP_MAX; i++)
         ring->app_rank[i] = fti_plan_member(s, rank, i);
 }
@@ -110,7 +130,9 @@ static void sent(side *s, uint64_t k)
 static void post_send(side *s, const fti_ring *r, int to, size_t chunk, uint64_t k)
 {
     size_t n = piece(s, chunk, k);
+    double t0 = fti_now();
     const char *b = s->err == 0 ? send_bytes(s, chunk, k) : NULL;
+    fti_phase_since(FTI_PP_READ, t0);
     if (b == NULL) { /* the peer still gets its message (bytes it will not keep) */
         if (s->err == 0)
             s->err = errno ? errno : EIO;
@@ -128,13 +150,36 @@ static void post_recv(side *s, const fti_ring *r, int from, size_t chunk, uint64
     MPI_Irecv(s->buf[k & 1], (int)piece(s, chunk, k), MPI_BYTE, from, r->tag, r->comm, &s->req[k & 1]);
 }
 
-static void store_chunk(side *s, size_t chunk, uint64_t k)
+/* Writes message k to the received file and verifies it; its seconds go
+ * to secs[0] (write) and secs[1] (verify). */
+static void store_chunk(side *s, size_t chunk, uint64_t k, double secs[2])
 {
+    double t0 = fti_now(), t1;
     if (s->err == 0 &&
         fti_pwrite_full(s->fd, s->buf[k & 1], piece(s, chunk, k), (off_t)(k * chunk)) != 0)
         s->err = errno ? errno : EIO;
+    t1 = fti_now();
     if (s->check != NULL && s->err == 0)
         fti_file_stream_feed(s->check, s->buf[k & 1], piece(s, chunk, k));
+    secs[0] += t1 - t0;
+    secs[1] += fti_now() - t1;
+}
+
+/* Message k to be stored by the job thread (ring transfer: the caller
+ * receives message k+1 meanwhile; a write made by the caller between its
+ * MPI calls stalled both its transfers, so transfer and write took their
+ * sum). One per buffer: message k lies in buf[k & 1]. */
+typedef struct store_job {
+    side *s;
+    size_t chunk;
+    uint64_t k;
+    double secs[2]; /* write, verify */
+} store_job;
+
+static void store_job_run(void *arg)
+{
+    store_job *j = arg;
+    store_chunk(j->s, j->chunk, j->k, j->secs);
 }
 
 #define NOT_READY UINT64_MAX
@@ -180,10 +225,12 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
             rcv->err = ENOMEM;
         can_recv = rcv->err == 0;
     }
+    double t0 = fti_now();
     MPI_Sendrecv(&mysize, 1, MPI_UINT64_T, to, r->tag, &rcv->size, 1, MPI_UINT64_T, from, r->tag,
                  r->comm, MPI_STATUS_IGNORE);
     MPI_Sendrecv(&can_recv, 1, MPI_INT, from, r->tag, &peer_can_recv, 1, MPI_INT, to, r->tag,
                  r->comm, MPI_STATUS_IGNORE);
+    fti_phase_since(FTI_PP_AGREE, t0);
     snd->size = (to == MPI_PROC_NULL || mysize == NOT_READY || !peer_can_recv) ? 0 : mysize;
     if (from != MPI_PROC_NULL && rcv->size == NOT_READY && rcv->err == 0)
         rcv->err = EPIPE; /* the sender could not send */
@@ -194,9 +241,11 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
 static fti_err finish(side *snd, const char *send_path, side *rcv, const char *recv_path)
 {
     fti_err e = FTI_E_OK;
+    double t0 = fti_now();
     if (rcv->fd >= 0 && rcv->err == 0 &&
         (ftruncate(rcv->fd, (off_t)rcv->size) != 0 || fti_fsync(rcv->fd) != 0))
         rcv->err = errno;
+    fti_phase_since(FTI_PP_SYNC, t0);
     sent(snd, 0);
     sent(snd, 1);
     if (snd->fd >= 0)
@@ -228,21 +277,40 @@ fti_err fti_ring_transfer_checked(const fti_ring *r, const char *send_path, int 
     snd.nchunks = (snd.size + chunk - 1) / chunk;
     rcv.nchunks = (rcv.size + chunk - 1) / chunk;
     uint64_t n = snd.nchunks > rcv.nchunks ? snd.nchunks : rcv.nchunks;
+    fti_job_thread w = {0}; /* zeroed: jobs run inline */
+    store_job jobs[2] = {{&rcv, chunk, 0, {0, 0}}, {&rcv, chunk, 0, {0, 0}}};
+    if (r->overlap && rcv.nchunks > 1) /* else nothing to overlap, or no CPU for it */
+        fti_job_thread_start(&w);
+    if (w.running)
+        fti_log(FTI_LOG_DEBUG, "ring transfer: %s is written by a job thread while the next "
+                "message travels", recv_path);
     if (rcv.nchunks)
         post_recv(&rcv, r, from, chunk, 0);
     if (snd.nchunks)
         post_send(&snd, r, to, chunk, 0);
+    /* Message k+1 travels (both ways) while the writer stores message k. */
     for (uint64_t k = 0; k < n; k++) {
+        double t0 = fti_now();
         MPI_Wait(&rcv.req[k & 1], MPI_STATUS_IGNORE);
+        t0 = fti_phase_since(FTI_PP_RECV, t0);
         MPI_Wait(&snd.req[k & 1], MPI_STATUS_IGNORE);
+        t0 = fti_phase_since(FTI_PP_SEND, t0);
         sent(&snd, k);
-        if (k + 1 < rcv.nchunks)
-            post_recv(&rcv, r, from, chunk, k + 1);
+        fti_phase_since(FTI_PP_READ, t0);
         if (k + 1 < snd.nchunks)
             post_send(&snd, r, to, chunk, k + 1);
-        if (k < rcv.nchunks)
-            store_chunk(&rcv, chunk, k);
+        fti_job_thread_wait(&w); /* message k-1 is stored: its buffer is free */
+        if (k + 1 < rcv.nchunks)
+            post_recv(&rcv, r, from, chunk, k + 1);
+        if (k < rcv.nchunks) {
+            jobs[k & 1].k = k;
+            fti_job_thread_post(&w, store_job_run, &jobs[k & 1]);
+        }
     }
+    fti_job_thread_stop(&w);
+    /* the writer's busy seconds: they overlapped the transfer */
+    fti_phase_add(FTI_PP_WRITE, jobs[0].secs[0] + jobs[1].secs[0]);
+    fti_phase_add(FTI_PP_VERIFY, jobs[0].secs[1] + jobs[1].secs[1]);
     for (int i = 0; i < 2; i++) {
         free(snd.buf[i]);
         free(rcv.buf[i]);

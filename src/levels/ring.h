@@ -20,6 +20,8 @@ typedef struct fti_ring {
     int left, right; /* ring positions */
     int app_rank[FTI_GROUP_MAX];/* application rank of each member */
     int tag;
+    int overlap; /* a job thread may overlap local work with the transfers
+                  * (fti_job_thread_helps: spare CPUs for the host's ranks) */
 } fti_ring;
 
 /* The ring of this application rank (group_comm of the topology). */
@@ -38,8 +40,9 @@ void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring);
  * `to` while receiving a file from member `from` into recv_path (created
  * 0600, overwritten in place, truncated to size, fsync'd). Either side may be
  * absent (NULL path and MPI_PROC_NULL). Chunks of `chunk` bytes (at most
- * FTI_RING_MESSAGE_MAX): the read of
- * chunk i+1 and the write of chunk i overlap the transfer. A local I/O error
+ * FTI_RING_MESSAGE_MAX): chunk i is written (and checked) by a job thread
+ * while chunk i+1 travels both ways, where ring->overlap allows one, else
+ * between the transfers. A local I/O error
  * never stops the exchange (the peer would wait forever): it is reported
  * after the whole protocol ran. Returns this rank's result. */
 fti_err fti_ring_transfer(const fti_ring *ring, const char *send_path, int to, const char *recv_path,

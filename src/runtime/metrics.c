@@ -136,13 +136,26 @@ static void append_line(const fti_ctx *ctx, jline *j)
                 w < 0 ? fti_fs_strerror(err) : "short write");
 }
 
-enum { C_WAIT, C_WRITE, C_POST, C_COMMIT, C_TOTAL, C_APP, C_BYTES, C_N };
+enum { C_WAIT, C_WRITE, C_POST, C_COMMIT, C_TOTAL, C_APP, C_BYTES, C_PHASE, C_N = C_PHASE + FTI_PP_N };
+
+/* "post_<phase>_s": the slowest rank's seconds in each phase of the post
+ * (phase_clock.h); the phases may overlap. */
+static void post_phases(jline *j, const double *max)
+{
+    char key[64];
+    for (int p = 0; p < FTI_PP_N; p++) {
+        snprintf(key, sizeof key, "post_%s_s", fti_post_phase_name[p]);
+        jnum(j, key, max[p]);
+    }
+}
 
 void fti_metrics_checkpoint(fti_ctx *ctx, const fti_commit *c, const fti_ckpt_timing *t,
                             const char *status)
 {
     double mine[C_N] = {t->wait_prev, t->write, t->post, t->commit,
                         t->write + t->post + t->commit, t->app_wait, (double)t->bytes};
+    for (int p = 0; p < FTI_PP_N; p++)
+        mine[C_PHASE + p] = t->phase[p];
     double max[C_N], sum[C_N];
     jline j;
     if (!gather_line(ctx, &j, "checkpoint", status, mine, C_N, max, sum))
@@ -158,6 +171,7 @@ void fti_metrics_checkpoint(fti_ctx *ctx, const fti_commit *c, const fti_ckpt_ti
     jphase(&j, "app_wait", max[C_APP], sum[C_APP]);
     jnum(&j, "write_gbs", gbs(c->bytes, max[C_WRITE]));
     jnum(&j, "bandwidth_gbs", gbs(c->bytes, max[C_TOTAL]));
+    post_phases(&j, max + C_PHASE);
     append_line(ctx, &j);
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "base/phase_clock.h"
 #include "format/meta.h"
 
 struct fti_ctx;
@@ -25,6 +26,7 @@ typedef struct fti_ckpt_timing {
     double handover;  /* async: when post-processing was handed over */
     uint64_t bytes;   /* this rank's local file */
     int async;
+    double phase[FTI_PP_N]; /* the post's phases (phase_clock.h), synchronous posts */
 } fti_ckpt_timing;
 
 /* One rank's timings of the restart decision in FTI_Init. */

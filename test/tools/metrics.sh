@@ -53,6 +53,15 @@ for i, r in enumerate(ck, 1):
     assert abs(r["bandwidth_gbs"] - r["bytes"] / r["total_s"] / 1e9) < 1e-3 * max(1, r["bandwidth_gbs"]), r
     assert r["post_s"] > 0 if r["level"] > 1 else r["post_s"] < 0.01, r
     assert r["async"] == (i == 5), r
+    # the post's phases (slowest rank): L2 waits for messages and writes the copy, L3 gathers
+    # and encodes; each within its post; none for L1 or a background post
+    phases = ("read", "send", "recv", "write", "sync", "verify", "gather", "encode", "agree")
+    assert all(0 <= r["post_%s_s" % p] <= r["post_s"] + 1e-3 for p in phases), r
+    moved = {2: ("recv", "write"), 3: ("gather", "encode", "write")}.get(r["level"], ())
+    if not r["async"]:
+        assert all(r["post_%s_s" % p] > 0 for p in moved), ("phases", r)
+    if r["level"] == 1 or r["async"]:
+        assert all(r["post_%s_s" % p] == 0 for p in phases), ("phases", r)
 assert [r["seq"] for r in rc] == [1, 2, 3, 4, 5] and all(r["status"] == "ready" for r in rc), rc
 assert all(r["candidates"] >= 1 and r["total_s"] >= r["verify_s"] >= 0 for r in rc), rc
 assert rs[0]["status"] == "ok" and rs[0]["seq"] == 5 and rs[0]["level"] == 2 and rs[0]["restore_s"] > 0, rs
