@@ -96,15 +96,26 @@ static void remove_obsolete(fti_ctx *ctx, const fti_l4_store *st, const fti_comm
         st->committed(ctx, c);
 }
 
-static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level);
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_commit *done);
+
+/* A checkpoint's line(s), from one measure of the call (log_style picks
+ * FTI's, ours or both): done is the checkpoint committed in the call (seq
+ * 0 when it commits later, in the background, whose line post.c writes). */
+static void say_taken(fti_ctx *ctx, int64_t id, int level, const fti_commit *done, double secs)
+{
+    fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
+    if (done->seq != 0)
+        fti_metrics_log_summary(ctx, done, secs, "committed");
+}
 
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     double t0 = fti_now();
-    fti_err e = write_and_commit(ctx, id, level);
+    fti_commit done = {0};
+    fti_err e = write_and_commit(ctx, id, level, &done);
     double secs = fti_now() - t0;
     if (e == FTI_E_OK)
-        fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
+        say_taken(ctx, id, level, &done, secs);
     if (e == FTI_E_OK && level == FTI_L4_DCP) /* committed on every rank */
         fti_dcp_report(ctx); /* after the checkpoint's line, as FTI prints them */
     ctx->metrics.job.blocked += secs; /* metrics: the job summary */
@@ -182,8 +193,9 @@ static fti_err stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
  * global file system), post-processed and committed here, or handed over
  * after the write (head, helper thread) or before it (staging) to commit
  * later. level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the
- * caller checked is enabled (ctx->l4). */
-static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
+ * caller checked is enabled (ctx->l4). done: the checkpoint, when it
+ * committed here. */
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_commit *done)
 {
     const fti_l4_store *st = level >= 4 ? ctx->l4[level] : NULL;
     int asked = level;
@@ -235,7 +247,7 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
     if (e == FTI_E_OK) {
         ctx->ckpt_count++;
         remove_obsolete(ctx, st, &c);
-        fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
+        *done = c; /* its line: fti_checkpoint_take's, with FTI's */
     }
     metrics_line(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
     return e;
