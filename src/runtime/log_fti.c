@@ -65,10 +65,11 @@ void fti_say_protect(int id, int is_new, int on_device, double ckpt_bytes)
         ckpt_bytes / (1024.0 * 1024.0));
 }
 
-void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs)
+void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs, double wait,
+                        double write, double post)
 {
-    say(FTI_LOG_INFO, "Ckpt. ID %d (L%d) (%.2f MB/proc) taken in %.2f sec.", id, level,
-        bytes_per_rank / (1024.0 * 1024.0), secs);
+    say(FTI_LOG_INFO, "Ckpt. ID %d (L%d) (%.2f MB/proc) taken in %.2f sec. (Wt:%.2fs, Wr:%.2fs, "
+        "Ps:%.2fs)", id, level, bytes_per_rank / (1024.0 * 1024.0), secs, wait, write, post);
 }
 
 void fti_say_next_checkpoint(long long iter, long long interval, long long next, long long sync)

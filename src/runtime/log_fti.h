@@ -23,8 +23,11 @@ void fti_say_exec_id(int restart, const char *exec_id);
  * application rank 0 only, with its size). */
 void fti_say_protect(int id, int is_new, int on_device, double ckpt_bytes);
 
-/* FTI_Checkpoint returned success: user id, level, size per rank, time. */
-void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs);
+/* FTI_Checkpoint returned success: user id, level, size per rank, time,
+ * and its parts as FTI 1.6 splits it: waiting for the previous
+ * checkpoint, the write, the rest (post-processing and commit). */
+void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs, double wait,
+                        double write, double post);
 
 /* FTI_Snapshot re-planned at iteration `iter`: interval and next
  * checkpoint in iterations, and the sync interval (debug; the plan is

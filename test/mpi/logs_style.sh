@@ -9,7 +9,8 @@
 # checkpoint it restarted from.
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
-FTI_CKPT='^\[ FTI  Information \] : Ckpt\. ID 7 \(L1\) \([0-9.]+ MB/proc\) taken in [0-9.]+ sec\.'
+# FTI 1.6's line, to its end (api.c, FTI_Checkpoint): the time and its parts.
+FTI_CKPT='^\[ FTI  Information \] : Ckpt\. ID 7 \(L1\) \([0-9.]+ MB/proc\) taken in [0-9.]+ sec\. \(Wt:[0-9.]+s, Wr:[0-9.]+s, Ps:[0-9.]+s\) $'
 OUR_CKPT='^\[FTI r0\] info: checkpoint #1 \(id 7\) level 1 committed: '
 FTI_START='^\[ FTI  Information \] : (This is a restart\. )?The execution ID is: '
 OUR_START='^\[FTI r0\] info: FTI [^ ]+ ready: '
