@@ -60,9 +60,14 @@ void fti_say_exec_id(int restart, const char *exec_id)
 
 void fti_say_protect(int id, int is_new, int on_device, double ckpt_bytes)
 {
-    say(is_new ? FTI_LOG_INFO : FTI_DEBUG_ONCE, "Variable ID %d to protect (Stored in %s). Current "
-        "ckpt. size per rank is %.2fMB.", id, on_device ? "GPU" : "CPU",
-        ckpt_bytes / (1024.0 * 1024.0));
+    const char *where = on_device ? "GPU" : "CPU";
+    double mb = ckpt_bytes / (1024.0 * 1024.0);
+    if (is_new)
+        say(FTI_LOG_INFO, "Variable ID %d to protect (Stored in %s). Current ckpt. size per rank "
+            "is %.2fMB.", id, where, mb);
+    else /* FTI 1.6's words for an update, its capital and double space included */
+        say(FTI_DEBUG_ONCE, "Variable ID %d reseted. (Stored In %s).  Current ckpt. size per rank "
+            "is %.2fMB.", id, where, mb);
 }
 
 void fti_say_checkpoint(int id, int level, double bytes_per_rank, double secs, double wait,

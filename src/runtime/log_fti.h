@@ -19,8 +19,8 @@ void fti_say_setup(int global_rank, int info_rank);
 void fti_say_exec_id(int restart, const char *exec_id);
 
 /* FTI_Protect: the variable and this rank's checkpoint size so far; an
- * info line for a new variable, a debug line for an update (both said by
- * application rank 0 only, with its size). */
+ * info line for a new variable, a debug line in FTI's words ("reseted")
+ * for an update (both said by application rank 0 only, with its size). */
 void fti_say_protect(int id, int is_new, int on_device, double ckpt_bytes);
 
 /* FTI_Checkpoint returned success: user id, level, size per rank, time,
