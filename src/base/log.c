@@ -6,6 +6,7 @@
 /* Logging state is process-wide by nature (one stderr per process). */
 static int log_rank = -1;
 static int log_verbosity = FTI_LOG_INFO;
+static fti_log_style log_style = FTI_LOG_STYLE_FTI;
 static const char *log_program; /* a tool's name, or NULL: the library in a rank */
 /* Thread-local: the post-processing thread records its own errors. */
 static _Thread_local char last_msg[1024];
@@ -24,6 +25,10 @@ void fti_log_setup(int rank, int verbosity)
     log_rank = rank;
     log_verbosity = verbosity;
 }
+
+void fti_log_set_style(fti_log_style style) { log_style = style; }
+
+int fti_log_style_has(fti_log_style side) { return (log_style & side) != 0; }
 
 void fti_log_program(const char *name) { log_program = name; }
 

@@ -12,6 +12,18 @@ enum { FTI_LOG_DEBUG = 1, FTI_LOG_INFO = 2, FTI_LOG_WARN = 3, FTI_LOG_ERROR = 4 
 /* Sets the rank shown in the prefix and the minimum level printed. */
 void fti_log_setup(int rank, int verbosity);
 
+/* [advanced] log_style: whose lines say what both FTI's and ours would say
+ * (the start, each checkpoint). FTI's lines (runtime/log_fti.c, stdout) are
+ * what scripts written for FTI grep; ours (stderr) add sizes, rates and
+ * sequence numbers. Lines only one side has are printed in every style. */
+typedef enum { FTI_LOG_STYLE_FTI = 1, FTI_LOG_STYLE_OURS = 2, FTI_LOG_STYLE_BOTH = 3 } fti_log_style;
+
+/* Sets the style (default FTI_LOG_STYLE_FTI, as FTI prints). */
+void fti_log_set_style(fti_log_style style);
+
+/* Whether lines of `side` (FTI_LOG_STYLE_FTI or _OURS) are printed. */
+int fti_log_style_has(fti_log_style side);
+
 /* A tool's messages: "NAME: warning: ..." instead of "[FTI rN] warning: ...". */
 void fti_log_program(const char *name);
 

@@ -109,6 +109,7 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
     fti_log_setup(rank, ctx->cfg.verbosity);
+    fti_log_set_style((fti_log_style)ctx->cfg.log_style);
     fti_log_defer(1);
     if (fti_fault_init(rank, nranks) != 0)
         e = FTI_E_CONFIG;
@@ -186,6 +187,26 @@ static int serve_head(fti_ctx *ctx)
     return rc;
 }
 
+/* FTI_Init's last words, from application rank 0: FTI's execution id line
+ * and our ready line say the same start (log_style picks them); the head
+ * hint is ours alone, so it is said in every style. */
+static void say_ready(const fti_ctx *ctx)
+{
+    static const char head_hint[] = "head = 1: one rank per node serves checkpoints, so the "
+                                    "application must communicate on FTI_COMM_WORLD, never "
+                                    "MPI_COMM_WORLD";
+    fti_say_exec_id(ctx->rec.pending, ctx->dirs.exec_id);
+    if (ctx->topo.app_rank != 0)
+        return;
+    if (fti_log_style_has(FTI_LOG_STYLE_OURS))
+        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s%s%s",
+                FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
+                ctx->rec.pending ? "restart" : "fresh start", ctx->cfg.head ? "; " : "",
+                ctx->cfg.head ? head_hint : "");
+    else if (ctx->cfg.head)
+        fti_log(FTI_LOG_INFO, "%s", head_hint);
+}
+
 int FTI_Init(const char *configFile, MPI_Comm globalComm)
 {
     fti_ctx *ctx = &the_ctx;
@@ -206,6 +227,7 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     int rank;
     MPI_Comm_rank(globalComm, &rank);
     fti_log_setup(rank, FTI_LOG_INFO);
+    fti_log_set_style(FTI_LOG_STYLE_FTI); /* until the config says otherwise */
     fti_clear_error();
 
     fti_err e = init_steps(ctx, configFile, globalComm);
@@ -224,7 +246,6 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     double t0 = fti_now();
     e = fti_recover_prepare(ctx);
     ctx->metrics.job.recovery += fti_now() - t0; /* metrics: the job summary */
-    ctx->metrics.job.restarted = ctx->rec.pending;
     if (e != FTI_E_OK) {
         fti_jobstatus_restart_refused(ctx->topo.app_rank, e, fti_last_error());
         /* Only `restart = required` or a damaged record stops here; else, as
@@ -238,14 +259,11 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
                     "does: the checkpoints above stay until this run commits its first "
                     "checkpoint ([basic] restart = required makes FTI_Init fail instead)");
     }
-    if (ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_INFO, "FTI %s ready: %d application ranks, %d nodes, exec_id %s, %s%s",
-                FTI_VERSION_STRING, ctx->topo.app_size, ctx->topo.nnodes, ctx->dirs.exec_id,
-                ctx->rec.pending ? "restart" : "fresh start",
-                ctx->cfg.head ? "; head = 1: one rank per node serves checkpoints, so the "
-                                "application must communicate on FTI_COMM_WORLD, never "
-                                "MPI_COMM_WORLD" : "");
-    fti_say_exec_id(ctx->rec.pending, ctx->dirs.exec_id);
+    /* metrics: the job summary says a restart only once one is under way
+     * (a refused one went on as a fresh start above) */
+    ctx->metrics.job.restarted = ctx->rec.pending;
+    ctx->metrics.job.from = ctx->rec.chosen;
+    say_ready(ctx);
     fti_conf_update(ctx, fti_conf_failure_at_init(ctx));
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, ctx->rec.pending ? &ctx->rec.chosen : NULL);
     return ctx->rec.refused ? FTI_NREC : FTI_SCES;

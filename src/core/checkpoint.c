@@ -97,15 +97,36 @@ static void remove_obsolete(fti_ctx *ctx, const fti_l4_store *st, const fti_comm
         st->committed(ctx, c);
 }
 
-static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level);
+/* What write_and_commit did: the checkpoint committed in the call (c.seq
+ * 0 when it commits later, in the background, whose line post.c writes),
+ * and the times of its steps. */
+typedef struct fti_taken {
+    fti_commit c;
+    fti_ckpt_timing tm;
+} fti_taken;
+
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *done);
+
+/* A checkpoint's line(s), from one measure of the call (log_style picks
+ * FTI's, ours or both). FTI's parts: waiting for the previous checkpoint,
+ * the write, the rest (agreement, post-processing or hand-over, commit). */
+static void say_taken(fti_ctx *ctx, int64_t id, int level, const fti_taken *done, double secs)
+{
+    double wait = done->tm.wait_prev, write = done->tm.write;
+    fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs,
+                       wait, write, secs - wait - write);
+    if (done->c.seq != 0)
+        fti_metrics_log_summary(ctx, &done->c, secs, "committed");
+}
 
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     double t0 = fti_now();
-    fti_err e = write_and_commit(ctx, id, level);
+    fti_taken done = {0};
+    fti_err e = write_and_commit(ctx, id, level, &done);
     double secs = fti_now() - t0;
     if (e == FTI_E_OK)
-        fti_say_checkpoint((int)id, level > 4 ? 4 : level, (double)fti_registry_bytes(&ctx->reg), secs);
+        say_taken(ctx, id, level, &done, secs);
     if (e == FTI_E_OK && level == FTI_L4_DCP) /* committed on every rank */
         fti_dcp_report(ctx); /* after the checkpoint's line, as FTI prints them */
     ctx->metrics.job.blocked += secs; /* metrics: the job summary */
@@ -183,43 +204,45 @@ static fti_err stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
  * global file system), post-processed and committed here, or handed over
  * after the write (head, helper thread) or before it (staging) to commit
  * later. level: 1-4, or FTI_L4_DCP / FTI_L4_H5_SINGLE, whose store the
- * caller checked is enabled (ctx->l4). */
-static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
+ * caller checked is enabled (ctx->l4). done: the checkpoint, when it
+ * committed here, and the step times. */
+static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *done)
 {
     const fti_l4_store *st = level >= 4 ? ctx->l4[level] : NULL;
     int asked = level;
     if (st != NULL)
         level = 4;
-    fti_ckpt_timing tm = {.start = fti_now()}; /* metrics */
+    fti_ckpt_timing *tm = &done->tm; /* metrics, and FTI's line */
+    tm->start = fti_now();
     settle_previous(ctx);
     double t0 = fti_now();
-    tm.wait_prev = t0 - tm.start; /* metrics */
+    tm->wait_prev = t0 - tm->start; /* metrics */
     fti_commit c = new_commit(ctx, id, level, st, t0);
     int straight = direct(ctx, st, &c);
 
     /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
     if (!straight && (st == NULL || st->stages) && fti_post_can_stage(ctx))
-        return stage(ctx, &c, &tm);
+        return stage(ctx, &c, tm);
     uint64_t mine = 0;
     int bad = -1; /* the first rank that failed a step */
     fti_log_defer(1); /* a write error is said once, by abandon */
     fti_err e = write_first(ctx, st, &c, &mine);
-    tm.bytes = mine; /* metrics */
-    tm.write = fti_now() - t0;
+    tm->bytes = mine; /* metrics */
+    tm->write = fti_now() - t0;
     /* The first collective: size, success and the id, in one reduction. */
     fti_ckpt_vote v;
     fti_ckpt_vote_cast(ctx->topo.app, mine, e == FTI_E_OK, id, &v);
     c.bytes = v.bytes;
     fti_err ids = ids_agree(&v);
     if (ids != FTI_E_OK || (bad = v.first_failed) >= 0)
-        e = abandon(ctx, &c, &tm, ids != FTI_E_OK ? ids : e, ids != FTI_E_OK ? -1 : bad);
+        e = abandon(ctx, &c, tm, ids != FTI_E_OK ? ids : e, ids != FTI_E_OK ? -1 : bad);
     fti_log_defer(0);
     if (ids != FTI_E_OK || v.first_failed >= 0)
         return e;
     if (ctx->topo.node_pos == 0 && asked != FTI_L4_DCP)
         fti_say_node_flag(ctx->topo.node, level); /* FTI's one rank per node */
     if (!straight && level > 1 && !ctx->cfg.inline_l[level] && ctx->post_async[level])
-        return hand_over(ctx, &c, &tm);
+        return hand_over(ctx, &c, tm);
     double t1 = fti_now();
     if (level > 1 && !straight) { /* else written on the global file system already */
         fti_fault_phase(fti_level(level)->phase);
@@ -229,18 +252,18 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level)
         e = fti_level(level)->post(ctx, &c, &ring);
         fti_phase_read(tm.phase);
     }
-    tm.post = fti_now() - t1; /* metrics */
+    tm->post = fti_now() - t1; /* metrics */
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
-        return abandon(ctx, &c, &tm, e, bad);
+        return abandon(ctx, &c, tm, e, bad);
     double t2 = fti_now();
     e = fti_checkpoint_commit(ctx, &c);
-    tm.commit = fti_now() - t2; /* metrics */
+    tm->commit = fti_now() - t2; /* metrics */
     if (e == FTI_E_OK) {
         ctx->ckpt_count++;
         remove_obsolete(ctx, st, &c);
-        fti_metrics_log_summary(ctx, &c, fti_now() - t0, "committed");
+        done->c = c; /* its line: fti_checkpoint_take's, with FTI's */
     }
-    metrics_line(ctx, &c, &tm, e == FTI_E_OK ? "committed" : "failed");
+    metrics_line(ctx, &c, tm, e == FTI_E_OK ? "committed" : "failed");
     return e;
 }
 

@@ -19,7 +19,7 @@
 /* K_BASIC_XFER: [basic] transfer_size, ours in bytes; FTI reads no such key
  * but its tutorial configs carry one in MiB (< 4096), which is ignored. */
 typedef enum {
-    K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_CODEC, K_DEVICES, K_BASIC_XFER, K_IGNORED
+    K_INT, K_SIZE, K_PATH, K_NAME, K_RESTART, K_LOG_STYLE, K_CODEC, K_DEVICES, K_BASIC_XFER, K_IGNORED
 } key_kind;
 
 typedef struct key_spec {
@@ -94,6 +94,7 @@ static const key_spec known_keys[] = {
     INTK("advanced", "group_shared_dirs", group_shared_dirs, 0, 1), /* (ours) */
     INTK("advanced", "dcp_dirty_tracking", dcp_dirty_tracking, 0, 1), /* (ours), default 0 */
     INTK("advanced", "l4_files_per_dir", l4_files_per_dir, 0, INT_MAX), /* (ours) */
+    {"advanced", "log_style", K_LOG_STYLE, OFF(log_style), 0, 0, 1},       /* (ours) */
     /* FTI's [advanced] keys: sizes in FTI's units, tags, fast_forward */
     {"advanced", "transfer_size", K_SIZE, OFF(transfer_size), 1, 1024, 1 << 20},
     {"advanced", "gpu_host_bufsize", K_SIZE, OFF(gpu_host_bufsize), 4096, 1LL << 40, 1},
@@ -147,6 +148,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->max_sync_intv = 512;
     cfg->ckpt_io = 1;
     cfg->verbosity = 2;
+    cfg->log_style = FTI_LOG_STYLE_FTI; /* a drop-in prints what FTI's scripts grep */
     cfg->transfer_size = 16 << 20;
     cfg->gpu_host_bufsize = 32 << 20;
     cfg->restart = FTI_RESTART_AUTO;
@@ -223,6 +225,21 @@ static fti_err parse_basic_transfer(const char *file, const key_spec *k, const c
                   "(FTI reads [advanced] transfer_size, in MiB; ours in [basic] is in bytes, "
                   "at least %lld)", file, v, k->min);
     return FTI_E_OK;
+}
+
+/* [advanced] log_style: fti (FTI's lines, the default), libfti (ours) or
+ * both; base/log.h says which lines it chooses between. */
+static fti_err parse_log_style(const char *file, const key_spec *k, const char *s, fti_config *cfg)
+{
+    static const struct { const char *name; int style; } styles[] = {
+        {"fti", FTI_LOG_STYLE_FTI}, {"libfti", FTI_LOG_STYLE_OURS}, {"both", FTI_LOG_STYLE_BOTH}};
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++)
+        if (strcmp(s, styles[i].name) == 0) {
+            cfg->log_style = styles[i].style;
+            return FTI_E_OK;
+        }
+    return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not one of fti, libfti, both",
+                    file, k->section, k->key, s);
 }
 
 static fti_err parse_codec(const char *file, const key_spec *k, const char *s, fti_config *cfg)
@@ -322,6 +339,8 @@ static fti_err parse_value(const char *file, const key_spec *k, const char *s, f
             return fti_fail(FTI_E_CONFIG, "config %s: [%s] %s = '%s' is not one of auto, never, required",
                             file, k->section, k->key, s);
         return FTI_E_OK;
+    case K_LOG_STYLE:
+        return parse_log_style(file, k, s, cfg);
     case K_CODEC:
         return parse_codec(file, k, s, cfg);
     case K_DEVICES:

@@ -78,6 +78,7 @@ typedef struct fti_config {
     int dcp_dirty_tracking; /* [advanced] (ours): 1 hashes only pages written since the last
                              * layer (data/dirty_pages.h); 0, the default, hashes everything */
     int verbosity;
+    int log_style;          /* (ours) [advanced] log_style: fti_log_style, default fti */
     int64_t transfer_size;
     int64_t gpu_host_bufsize;
 

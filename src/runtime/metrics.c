@@ -232,7 +232,7 @@ void fti_metrics_flush_restore(fti_ctx *ctx)
 
 void fti_metrics_log_summary(const fti_ctx *ctx, const fti_commit *c, double secs, const char *how)
 {
-    if (ctx->topo.app_rank != 0)
+    if (ctx->topo.app_rank != 0 || !fti_log_style_has(FTI_LOG_STYLE_OURS))
         return;
     char size[FTI_UNITS_LEN], rate[FTI_UNITS_LEN];
     fti_log(FTI_LOG_INFO, "checkpoint #%llu (id %lld) level %d %s: %s in %.3f s (%s)",
@@ -258,12 +258,22 @@ static void level_counts(const fti_job_totals *j, char *out, size_t len)
             n += (size_t)snprintf(out + n, len - n, "%sL%d %d", n ? ", " : "", l, j->count[l]);
 }
 
+/* How the run began, for the summary: "fresh start", or the checkpoint it
+ * restarted from and the time that took (decision and restore). */
+static void how_started(const fti_job_totals *j, double recovery, char *out, size_t len)
+{
+    if (!j->restarted)
+        snprintf(out, len, "; fresh start");
+    else
+        snprintf(out, len, "; restart from checkpoint #%llu (id %lld, L%d) took %.3f s",
+                 (unsigned long long)j->from.seq, (long long)j->from.id, j->from.level, recovery);
+}
+
 static void log_job(const fti_job_totals *j, double run, double blocked, double recovery)
 {
     int total = j->count[1] + j->count[2] + j->count[3] + j->count[4];
-    char levels[64], size[FTI_UNITS_LEN], rec[64] = "";
-    if (j->restarted)
-        snprintf(rec, sizeof rec, "; restart took %.3f s", recovery);
+    char levels[64], size[FTI_UNITS_LEN], rec[128];
+    how_started(j, recovery, rec, sizeof rec);
     if (total == 0) {
         fti_log(FTI_LOG_INFO, "job summary: no checkpoint in %.1f s since FTI_Init%s", run, rec);
         return;

@@ -44,7 +44,8 @@ typedef struct fti_job_totals {
     double recovery;  /* restart decision in FTI_Init plus the restore */
     uint64_t bytes;   /* committed checkpoints, all ranks */
     int count[5];     /* committed checkpoints per level 1-4 */
-    int restarted;    /* this run restarts from a checkpoint */
+    int restarted;    /* this run restarted from checkpoint `from` (not a fresh start) */
+    fti_commit from;
 } fti_job_totals;
 
 /* Lives in the context: the checkpoint in asynchronous post-processing, the
@@ -78,7 +79,7 @@ void fti_metrics_restore(struct fti_ctx *ctx, double secs, int ok);
 void fti_metrics_flush_restore(struct fti_ctx *ctx);
 
 /* Rank 0 only (others return): the one summary line of a checkpoint at
- * verbosity info: level, size, time, bandwidth. */
+ * verbosity info: level, size, time, bandwidth; where log_style has ours. */
 void fti_metrics_log_summary(const struct fti_ctx *ctx, const fti_commit *c, double secs,
                              const char *how);
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The library explains itself, on 4 ranks of one node (no root needed):
 #  - one "job summary" line per job at FTI_Finalize, from rank 0: checkpoints
-#    per level, bytes, time in checkpoint calls, overhead; the restart's time
-#    on a restarted run;
+#    per level, bytes, time in checkpoint calls, overhead; on a restarted
+#    run the checkpoint it restarted from and the restart's time;
 #  - checkpoint lines in readable units (never "0.00 GB/s");
 #  - head = 1: the ready line says the application must use FTI_COMM_WORLD;
 #  - a collective that waits far longer than usual: one watchdog warning that
@@ -17,6 +17,7 @@ config() {  # config FILE HEAD NODE_SIZE
   printf '[basic]\nhead = %s\nnode_size = %s\ngroup_size = 1\nverbosity = 2\n' "$2" "$3" > "$1"
   printf 'ckpt_dir = %s/l\nglbl_dir = %s/g\nmeta_dir = %s/m\n' "$T" "$T" "$T" >> "$1"
   printf 'ckpt_l1 = 0\nckpt_l2 = 0\nckpt_l3 = 0\nckpt_l4 = 0\nckpt_l1_iter = 10\nkeep_last_ckpt = 0\n' >> "$1"
+  printf '[advanced]\nlog_style = libfti\n' >> "$1" # our lines: sizes and rates
 }
 HEATDIS="$FTI_BUILD_DIR/examples/heatdis"
 
@@ -32,7 +33,7 @@ grep -q "job summary" "$T/run1.err" && fail "a killed run printed a job summary"
 [ "$(grep -c 'job summary' "$T/run2.err")" = 1 ] || { cat "$T/run2.err"; fail "not one job summary line"; }
 line=$(grep 'job summary' "$T/run2.err")
 echo "$line"
-echo "$line" | grep -Eq '^\[FTI r0\] info: job summary: 3 checkpoints \(L1 3\), [0-9.]+ MiB, [0-9.]+ s in checkpoint calls of [0-9.]+ s since FTI_Init: [0-9.]+% overhead; restart took [0-9.]+ s$' ||
+echo "$line" | grep -Eq '^\[FTI r0\] info: job summary: 3 checkpoints \(L1 3\), [0-9.]+ MiB, [0-9.]+ s in checkpoint calls of [0-9.]+ s since FTI_Init: [0-9.]+% overhead; restart from checkpoint #3 \(id [0-9]+, L1\) took [0-9.]+ s$' ||
   fail "job summary line: $line"
 grep -E 'checkpoint #[0-9]+ \(id [0-9]+\) level' "$T/run2.err" | head -2
 grep -E 'checkpoint #[0-9]+ \(id [0-9]+\) level' "$T/run2.err" | grep -Eqv 'committed: [0-9.]+ (B|KiB|MiB|GiB) in [0-9.]+ s \([0-9.]+ (B|kB|MB|GB|TB)/s\)$' &&

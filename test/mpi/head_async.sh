@@ -23,7 +23,7 @@ run_nodes 8 2 "$P" "$T/h.fti" check 42 | grep -q PASS || fail "previous checkpoi
 # -- helper thread: 4 ranks, one per node ----------------------------------------
 rm -rf "$T/nodes" "$T/meta"; mkdir -p "$T/nodes" "$T/meta"
 export FTI_TEST_THREAD_MULTIPLE=1
-write_config "$T/t.fti" inline_l2=0 keep_last_ckpt=1
+write_config "$T/t.fti" inline_l2=0 keep_last_ckpt=1 advanced.log_style=libfti # our line says "asynchronous"
 run_nodes 4 1 "$P" "$T/t.fti" write 51 2 2>"$T/err" || { cat "$T/err"; fail "L2 in the helper thread"; }
 grep -q "asynchronous post-processing" "$T/err" || { cat "$T/err"; fail "post-processing was not asynchronous"; }
 lose_node 1

@@ -22,7 +22,7 @@ run_nodes 8 2 "$P" "$T/h.fti" check 62 | grep -q PASS || fail "L4 MPI-IO with he
 
 rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
 export FTI_TEST_THREAD_MULTIPLE=1
-write_config "$T/t.fti" inline_l4=0 l4_compression=zlib:1
+write_config "$T/t.fti" inline_l4=0 l4_compression=zlib:1 advanced.log_style=libfti # our line says "asynchronous"
 run_nodes 4 1 "$P" "$T/t.fti" write 63 4 2> "$T/err" || { cat "$T/err"; fail "L4 in the helper thread"; }
 grep -q "asynchronous post-processing" "$T/err" || { cat "$T/err"; fail "post-processing was not asynchronous"; }
 rm -rf "$T"/nodes/*

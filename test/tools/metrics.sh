@@ -2,11 +2,11 @@
 # metrics_file: one well-formed JSON line per checkpoint (inline and
 # asynchronous), per restart decision and per restore, with plausible
 # numbers that agree with the commit record; one summary log line per
-# checkpoint from rank 0; fti-ckpt stats summarises the file and names a
+# checkpoint from rank 0 (log_style = libfti: ours); fti-ckpt stats summarises the file and names a
 # malformed line.
 source "$(dirname "$0")/common.bash"
 M="$T/metrics.jsonl"
-write_config "$T/c.fti" keep_last_ckpt=1 metrics_file="$M"
+write_config "$T/c.fti" keep_last_ckpt=1 metrics_file="$M" advanced.log_style=libfti # our lines: sizes, rates
 for lv in 1 2 3; do
   run_nodes 4 1 "$P" "$T/c.fti" write $((10 + lv)) $lv $KIB 2> "$T/log$lv" || fail "level $lv checkpoint"
 done

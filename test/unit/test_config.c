@@ -199,6 +199,27 @@ static void test_restart_values(void **state)
     }
 }
 
+/* [advanced] log_style: fti by default (FTI's lines, what FTI's scripts
+ * grep), libfti or both; anything else named with file, key and value. */
+static void test_log_style_values(void **state)
+{
+    (void)state;
+    static const struct { const char *text; int style; } cases[] = {
+        {"", FTI_LOG_STYLE_FTI},
+        {"[advanced]\nlog_style = fti", FTI_LOG_STYLE_FTI},
+        {"[advanced]\nlog_style = libfti", FTI_LOG_STYLE_OURS},
+        {"[advanced]\nlog_style = both", FTI_LOG_STYLE_BOTH},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fti_config c;
+        load_ok("", cases[i].text, &c);
+        assert_int_equal(c.log_style, cases[i].style);
+    }
+    expect_reject("", "[advanced]\nlog_style = loud", "[advanced] log_style", "'loud'");
+    assert_error_names("is not one of fti, libfti, both");
+    expect_reject("", "[advanced]\nlog_style =", "[advanced] log_style", "''");
+}
+
 static void test_codec_values(void **state)
 {
     (void)state;
@@ -671,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_keys_case_insensitive),
         cmocka_unit_test(test_restart_values),
         cmocka_unit_test(test_codec_values),
+        cmocka_unit_test(test_log_style_values),
         cmocka_unit_test(test_zstd_in_this_build),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_derived_values),
