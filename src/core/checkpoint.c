@@ -250,7 +250,7 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *
         fti_ring_of(ctx, &ring);
         fti_phase_reset(); /* metrics: the post's phases */
         e = fti_level(level)->post(ctx, &c, &ring);
-        fti_phase_read(tm.phase);
+        fti_phase_read(tm->phase);
     }
     tm->post = fti_now() - t1; /* metrics */
     if ((bad = fti_first_failed(ctx->topo.app, e == FTI_E_OK)) >= 0)
