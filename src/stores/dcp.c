@@ -25,6 +25,7 @@
 #include "stores/l4_store.h"
 #include "base/log.h"
 #include "base/safe_fs.h"
+#include "base/walltime.h"
 
 /* 1 when committed checkpoint c is a dCP layer. */
 static int is_layer(const fti_commit *c)
@@ -76,6 +77,7 @@ typedef struct writer {
     int since_prev;  /* the page tracker was last reset for prev: its dirty pages are the
                       * changes since prev (else every block is hashed) */
     uint64_t hashed; /* bytes hashed for this layer */
+    double *t;       /* the phases' seconds (context.h FTI_DCP_T_*) */
 } writer;
 
 /* Map index of the first block of variable id in prev, or -1. */
@@ -111,8 +113,11 @@ static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
         l->map[w->k++] = w->prev->map[pk + (int64_t)b];
         return FTI_E_OK;
     }
+    double t0 = fti_now();
     uint64_t h = fti_hash_buffer(p, (size_t)len);
     w->hashed += len;
+    double t1 = fti_now();
+    w->t[FTI_DCP_T_HASH] += t1 - t0;
     if (in_prev && w->prev->map[pk + (int64_t)b].hash == h) {
         l->map[w->k++] = w->prev->map[pk + (int64_t)b];
         return FTI_E_OK;
@@ -121,6 +126,7 @@ static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
     if (fti_pwrite_full(w->fd, p, (size_t)len, (off_t)at) != 0)
         return fti_fail(FTI_E_IO, "dCP layer %s: writing a block of %llu bytes: %s", w->path,
                         (unsigned long long)len, fti_fs_strerror(errno));
+    w->t[FTI_DCP_T_WRITE] += fti_now() - t1;
     l->map[w->k++] = (fti_dcp_block){l->seq, at, h};
     l->data_size += len;
     return FTI_E_OK;
@@ -169,7 +175,9 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
     int64_t pk = prev_start(w->prev, v->id, &pe);
     uint64_t bs = w->l->block_size, k0 = w->k, nb = fti_dcp_blocks_of(e->nbytes, bs);
     fti_dirty_set set;
+    double t0 = fti_now();
     int known = dirty_pages_of(w, v, e->nbytes, &set);
+    w->t[FTI_DCP_T_TRACK] += fti_now() - t0;
     fti_err rc = FTI_E_OK;
     for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++) {
         uint64_t len = block_len(e->nbytes, b, bs);
@@ -178,8 +186,10 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
     }
     if (known)
         fti_dirty_set_free(&set);
+    t0 = fti_now();
     if (rc == FTI_E_OK && fti_dcp_var_sum(&w->l->map[k0], nb, &e->checksum) != 0)
         rc = fti_fail(FTI_E_NOMEM, "dCP: out of memory");
+    w->t[FTI_DCP_T_MAP] += fti_now() - t0;
     return rc;
 }
 
@@ -224,6 +234,7 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
     /* the blocks are written, the map is not */
     fti_fault_phase(FTI_PHASE_DCP_LAYER);
     fti_fault_wrote(FTI_PHASE_DCP_LAYER, w->path, 0, 0);
+    double t0 = fti_now();
     unsigned char *hdr = NULL;
     if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
         return e;
@@ -231,6 +242,7 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
         ftruncate(w->fd, (off_t)(w->l->data_offset + w->l->data_size)) != 0 || fti_fsync(w->fd) != 0)
         e = fti_fail(FTI_E_IO, "dCP layer %s: %s", w->path, fti_fs_strerror(errno));
     free(hdr);
+    w->t[FTI_DCP_T_MAP] += fti_now() - t0;
     return e;
 }
 
@@ -267,6 +279,8 @@ static int tracker_since(fti_ctx *ctx, const fti_dcp_layer *prev)
 
 fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
 {
+    double *t = ctx->dcp_last.t, t0 = fti_now();
+    memset(ctx->dcp_last.t, 0, sizeof ctx->dcp_last.t);
     fti_dcp_layer prev, l;
     int have_prev = load_prev(ctx, &prev);
     fti_err e = plan_layer(ctx, c, have_prev ? &prev : NULL, &l);
@@ -274,7 +288,8 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
     fti_path_temp(tmp, path, "tmp");
     writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0, ctx,
-                tracker_since(ctx, have_prev ? &prev : NULL), 0};
+                tracker_since(ctx, have_prev ? &prev : NULL), 0, t};
+    t[FTI_DCP_T_PREV] = fti_now() - t0;
     /* from here the tracker records changes since this layer; it stands for
      * them only once this layer is written (and then committed: see tracker_since) */
     ctx->dcp_last.dirty_since = 0;
@@ -285,8 +300,10 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
         e = write_layer(ctx, &w);
     if (w.fd >= 0)
         close(w.fd);
+    t0 = fti_now();
     if (e == FTI_E_OK)
         e = publish(ctx, tmp, path);
+    t[FTI_DCP_T_PUBLISH] = fti_now() - t0;
     if (e != FTI_E_OK)
         unlink(tmp);
     else
@@ -296,6 +313,11 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
                 (unsigned long long)(l.image.file_size - l.image.data_offset),
                 (unsigned long long)w.hashed, l.depth,
                 w.since_prev ? "used" : ctx->cfg.dcp_dirty_tracking ? "starting" : "off");
+    if (e == FTI_E_OK)
+        fti_log(FTI_LOG_DEBUG, "dCP layer #%llu seconds: previous map %.4f, tracker %.4f, "
+                "hash %.4f, write %.4f, map %.4f, publish %.4f", (unsigned long long)c->seq,
+                t[FTI_DCP_T_PREV], t[FTI_DCP_T_TRACK], t[FTI_DCP_T_HASH], t[FTI_DCP_T_WRITE],
+                t[FTI_DCP_T_MAP], t[FTI_DCP_T_PUBLISH]);
     *bytes = l.data_offset + l.data_size;
     fti_dcp_share *share = &ctx->dcp_last; /* for fti_dcp_report */
     share->dirty_since = e == FTI_E_OK && ctx->cfg.dcp_dirty_tracking ? c->seq : 0;
@@ -433,7 +455,9 @@ static int layer_direct(fti_ctx *ctx, const fti_commit *c)
 static void layer_committed(fti_ctx *ctx, const fti_commit *c)
 {
     (void)c;
+    double t0 = fti_now();
     fti_dcp_collect(ctx);
+    ctx->dcp_last.t[FTI_DCP_T_COLLECT] = fti_now() - t0;
 }
 
 const fti_l4_store fti_l4_dcp_store = {
