@@ -73,6 +73,7 @@ enum {
  * it wrote and the protected bytes it covers, which fti_dcp_report sums. */
 typedef struct fti_dcp_share {
     double t[FTI_DCP_NT]; /* the phases of the last layer (FTI_DCP_T_*) */
+    struct fti_dcp_layer *kept; /* the last layer written, its map kept for the next one */
     uint64_t changed, data;
     uint64_t hashed;      /* bytes hashed for the last layer (dirty tracking skips clean blocks) */
     uint64_t dirty_since; /* seq of the layer the page tracker was last reset for, 0: none */

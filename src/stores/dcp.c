@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,20 +40,49 @@ static uint64_t block_size(const fti_ctx *ctx)
     return ctx->cfg.dcp_block_size > 0 ? (uint64_t)ctx->cfg.dcp_block_size : FTI_DCP_DEFAULT_BLOCK;
 }
 
+static void forget_kept(fti_ctx *ctx)
+{
+    if (ctx->dcp_last.kept != NULL)
+        fti_dcp_layer_free(ctx->dcp_last.kept);
+    free(ctx->dcp_last.kept);
+    ctx->dcp_last.kept = NULL;
+}
+
+/* The layer of cur from memory, where it is the last one this rank wrote
+ * (same seq and nonce) and its file still has its length: reading and
+ * decoding its map again cost a 1%-changed layer a fifth of its time
+ * (bench_dcp, 1 GiB per rank, 4 KiB blocks). 0: read it from its file. */
+static int take_kept(fti_ctx *ctx, const fti_commit *cur, const char *path, fti_dcp_layer *prev)
+{
+    fti_dcp_layer *k = ctx->dcp_last.kept;
+    struct stat st;
+    int ok = k != NULL && k->seq == cur->seq && k->image.nonce == cur->nonce &&
+             stat(path, &st) == 0 && (uint64_t)st.st_size == k->data_offset + k->data_size;
+    if (ok) {
+        *prev = *k;
+        free(k);
+        ctx->dcp_last.kept = NULL;
+    }
+    forget_kept(ctx);
+    return ok;
+}
+
 /* The committed layer a new one may build on, or 0 (prev zeroed): write a
  * full base. A new base is due after dcp_stack_size layers. */
 static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
 {
     memset(prev, 0, sizeof *prev);
     const fti_commit *cur = &ctx->meta.cur[4];
-    if (!is_layer(cur))
+    if (!is_layer(cur) || fti_recover_passed_over(ctx, cur)) {
+        forget_kept(ctx); /* passed over: the restart could not restore it, never build on it */
         return 0;
-    if (fti_recover_passed_over(ctx, cur))
-        return 0; /* the restart could not restore it: never build on it */
+    }
     char path[FTI_PATH_MAX];
     fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
-    fti_err e = fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev);
-    if (e == FTI_E_OK && (e = fti_dcp_check_owner(prev, path, cur->nonce)) != FTI_E_OK)
+    fti_err e = FTI_E_OK;
+    if (!take_kept(ctx, cur, path, prev) &&
+        (e = fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev)) == FTI_E_OK &&
+        (e = fti_dcp_check_owner(prev, path, cur->nonce)) != FTI_E_OK)
         fti_dcp_layer_free(prev);
     if (e != FTI_E_OK) {
         fti_log(FTI_LOG_WARN, "dCP: previous layer unusable (%s); writing a full base",
@@ -78,7 +108,42 @@ typedef struct writer {
                       * changes since prev (else every block is hashed) */
     uint64_t hashed; /* bytes hashed for this layer */
     double *t;       /* the phases' seconds (context.h FTI_DCP_T_*) */
+    const char *run; /* changed blocks adjacent in memory, not yet written (run_len bytes) */
+    uint64_t run_at, run_len;
 } writer;
+
+/* A run of changed blocks is written with one call: a pwrite per 4 KiB
+ * block made a 100%-changed layer of 1 GiB take 6.1 s where a full L4
+ * took 6.0 (bench_dcp). Bounded so that a run's bytes are written soon
+ * after they were hashed. */
+#define RUN_MAX ((uint64_t)16 << 20)
+
+static fti_err flush_run(writer *w)
+{
+    if (w->run_len == 0)
+        return FTI_E_OK;
+    double t0 = fti_now();
+    int rc = fti_pwrite_full(w->fd, w->run, (size_t)w->run_len, (off_t)w->run_at);
+    w->t[FTI_DCP_T_WRITE] += fti_now() - t0;
+    if (rc != 0)
+        return fti_fail(FTI_E_IO, "dCP layer %s: writing %llu bytes of blocks: %s", w->path,
+                        (unsigned long long)w->run_len, fti_fs_strerror(errno));
+    w->run_len = 0;
+    return FTI_E_OK;
+}
+
+/* Appends the block [p, p + len) at file offset at: joins the pending run
+ * when it follows it in memory (the file offsets always follow). */
+static fti_err append_block(writer *w, const char *p, uint64_t len, uint64_t at)
+{
+    if (w->run_len > 0 && w->run + w->run_len == p && w->run_len + len <= RUN_MAX) {
+        w->run_len += len;
+        return FTI_E_OK;
+    }
+    fti_err e = flush_run(w);
+    w->run = p, w->run_at = at, w->run_len = len;
+    return e;
+}
 
 /* Map index of the first block of variable id in prev, or -1. */
 static int64_t prev_start(const fti_dcp_layer *prev, int id, const fti_file_entry **pe)
@@ -116,20 +181,15 @@ static fti_err put_block(writer *w, const char *p, uint64_t len, uint64_t b,
     double t0 = fti_now();
     uint64_t h = fti_hash_buffer(p, (size_t)len);
     w->hashed += len;
-    double t1 = fti_now();
-    w->t[FTI_DCP_T_HASH] += t1 - t0;
+    w->t[FTI_DCP_T_HASH] += fti_now() - t0;
     if (in_prev && w->prev->map[pk + (int64_t)b].hash == h) {
         l->map[w->k++] = w->prev->map[pk + (int64_t)b];
         return FTI_E_OK;
     }
     uint64_t at = l->data_offset + l->data_size;
-    if (fti_pwrite_full(w->fd, p, (size_t)len, (off_t)at) != 0)
-        return fti_fail(FTI_E_IO, "dCP layer %s: writing a block of %llu bytes: %s", w->path,
-                        (unsigned long long)len, fti_fs_strerror(errno));
-    w->t[FTI_DCP_T_WRITE] += fti_now() - t1;
     l->map[w->k++] = (fti_dcp_block){l->seq, at, h};
     l->data_size += len;
-    return FTI_E_OK;
+    return append_block(w, p, len, at);
 }
 
 /* One line per run and rank for the first variable whose pages cannot be
@@ -229,6 +289,8 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
     fti_err e = FTI_E_OK;
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = write_var(w, &ctx->reg.vars[i], &w->l->image.vars[i]);
+    if (e == FTI_E_OK)
+        e = flush_run(w);
     if (e != FTI_E_OK)
         return e;
     /* the blocks are written, the map is not */
@@ -288,7 +350,7 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
     fti_path_temp(tmp, path, "tmp");
     writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0, ctx,
-                tracker_since(ctx, have_prev ? &prev : NULL), 0, t};
+                tracker_since(ctx, have_prev ? &prev : NULL), 0, t, NULL, 0, 0};
     t[FTI_DCP_T_PREV] = fti_now() - t0;
     /* from here the tracker records changes since this layer; it stands for
      * them only once this layer is written (and then committed: see tracker_since) */
@@ -326,7 +388,10 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     share->data = 0;
     for (uint32_t i = 0; e == FTI_E_OK && i < l.image.nvars; i++)
         share->data += l.image.vars[i].nbytes;
-    fti_dcp_layer_free(&l);
+    if (e == FTI_E_OK && (share->kept = malloc(sizeof l)) != NULL)
+        *share->kept = l; /* the next layer's previous map, if this one is committed */
+    else
+        fti_dcp_layer_free(&l);
     if (have_prev)
         fti_dcp_layer_free(&prev);
     return e;
@@ -411,11 +476,10 @@ static uint64_t oldest_needed(const fti_ctx *ctx)
         char path[FTI_PATH_MAX];
         fti_dcp_layer l;
         fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cs[i]->seq);
-        if (fti_dcp_read(path, ctx->topo.app_rank, cs[i]->seq, &l) != FTI_E_OK)
-            return 0;
+        if (fti_dcp_read_fixed(path, ctx->topo.app_rank, cs[i]->seq, &l) != FTI_E_OK)
+            return 0; /* its header alone: reading its map too cost a 1% layer a third */
         if (l.base_seq < min)
             min = l.base_seq;
-        fti_dcp_layer_free(&l);
     }
     return min;
 }
@@ -441,6 +505,12 @@ void fti_dcp_collect(fti_ctx *ctx)
             fti_log(FTI_LOG_WARN, "dCP: cannot remove %s: %s", path, fti_fs_strerror(errno));
     }
     closedir(d);
+}
+
+void fti_dcp_release(fti_ctx *ctx)
+{
+    forget_kept(ctx);
+    fti_dirty_release_all();
 }
 
 /* ---- the store ------------------------------------------------------------- */
