@@ -71,8 +71,18 @@ enum {
 
 /* This rank's share of its last dCP layer (stores/dcp.c): the changed bytes
  * it wrote and the protected bytes it covers, which fti_dcp_report sums. */
+/* A variable whose pages are, for now, not tracked (stores/dcp.c: mostly
+ * written between two layers). */
+typedef struct fti_dcp_pause {
+    int id;
+    unsigned skip;    /* layers left that hash it whole */
+    unsigned backoff; /* the last pause, doubled while it stays mostly written */
+} fti_dcp_pause;
+
 typedef struct fti_dcp_share {
     double t[FTI_DCP_NT]; /* the phases of the last layer (FTI_DCP_T_*) */
+    fti_dcp_pause *paused; /* npaused entries */
+    int npaused;
     struct fti_dcp_layer *kept; /* the last layer written, its map kept for the next one */
     uint64_t changed, data;
     uint64_t hashed;      /* bytes hashed for the last layer (dirty tracking skips clean blocks) */

@@ -347,7 +347,12 @@ int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, cha
         release_region(r);
         return -1;
     }
-    *out = (fti_dirty_set){r->base, r->nbytes, r->first, r->npages, page_size, bits};
+    size_t written = 0;
+    for (size_t w = 0; w < words; w++)
+        written += (size_t)__builtin_popcountll(bits[w]);
+    if (all)
+        written = r->npages;
+    *out = (fti_dirty_set){r->base, r->nbytes, r->first, r->npages, page_size, written, bits};
     return 0;
 }
 

@@ -26,6 +26,7 @@ typedef struct fti_dirty_set {
     uintptr_t first; /* first tracked (whole) page */
     size_t npages;
     size_t page;
+    size_t written;  /* pages set in bits */
     uint64_t *bits;  /* bit p: page first + p * page was written */
 } fti_dirty_set;
 

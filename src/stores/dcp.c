@@ -202,6 +202,61 @@ static void untracked(fti_ctx *ctx, const fti_var *v, const char *why)
     ctx->dcp_last.dirty_noted = 1;
 }
 
+/* Above this share of a variable's pages written between two layers, its
+ * tracking pauses: every written page cost the application a fault and the
+ * kernel a split mapping to merge at the reset (at 4 KiB, 2-20 us each where
+ * XXH3 hashes the page in under 1 us), so past half the pages, hashing it
+ * whole costs less than what tracking saves. */
+#define MOSTLY_WRITTEN_PCT 50
+#define PAUSE_MAX 8 /* layers: a variable written whole at every step is tried again this often */
+
+static fti_dcp_pause *pause_of(fti_ctx *ctx, int id, int add)
+{
+    fti_dcp_share *s = &ctx->dcp_last;
+    for (int i = 0; i < s->npaused; i++)
+        if (s->paused[i].id == id)
+            return &s->paused[i];
+    fti_dcp_pause *p = add ? realloc(s->paused, (size_t)(s->npaused + 1) * sizeof *p) : NULL;
+    if (p == NULL)
+        return NULL; /* out of memory: no pause, tracking goes on */
+    s->paused = p;
+    p[s->npaused] = (fti_dcp_pause){id, 0, 0};
+    return &p[s->npaused++];
+}
+
+/* 1 while v's tracking is paused: hash it whole. Tracking starts again in
+ * the last paused layer, so that the next one knows what changed since it. */
+static int paused(fti_ctx *ctx, const fti_var *v, uint64_t nbytes)
+{
+    fti_dcp_pause *p = pause_of(ctx, v->id, 0);
+    if (p == NULL || p->skip == 0)
+        return 0;
+    char why[160];
+    if (--p->skip == 0 && fti_dirty_track(v->ptr, (size_t)nbytes, v->id, why, sizeof why) != 0)
+        untracked(ctx, v, why);
+    return 1;
+}
+
+/* After a reset that found most of v's pages written: stops tracking v for
+ * the next layer(s), twice as many each time it is found so again. */
+static void note_share(fti_ctx *ctx, const fti_var *v, uint64_t nbytes, const fti_dirty_set *set)
+{
+    int mostly = set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT;
+    fti_dcp_pause *p = pause_of(ctx, v->id, mostly);
+    if (p == NULL)
+        return;
+    if (!mostly) {
+        p->backoff = 0;
+        return;
+    }
+    p->backoff = p->backoff == 0 ? 1 : p->backoff * 2 > PAUSE_MAX ? PAUSE_MAX : p->backoff * 2;
+    p->skip = p->backoff;
+    fti_dirty_release(v->ptr, (size_t)nbytes);
+    fti_log(FTI_LOG_DEBUG, "dCP: variable %d: %zu of its %zu pages written since the last layer "
+            "(more than %d%%): not tracked for the next %u layer(s), each hashes it whole",
+            v->id, set->written, set->npages, MOSTLY_WRITTEN_PCT, p->skip);
+}
+
 /* The pages of v written since the page tracker's last reset, in *set (1),
  * or 0: hash every block of v. The tracker is reset (or starts on v) either
  * way, before any block is read, so that the next layer knows what changed
@@ -209,11 +264,13 @@ static void untracked(fti_ctx *ctx, const fti_var *v, const char *why)
 static int dirty_pages_of(writer *w, const fti_var *v, uint64_t nbytes, fti_dirty_set *set)
 {
     char why[160];
-    if (!w->ctx->cfg.dcp_dirty_tracking || nbytes == 0)
+    if (!w->ctx->cfg.dcp_dirty_tracking || nbytes == 0 || paused(w->ctx, v, nbytes))
         return 0;
     if (fti_dirty_reset(v->ptr, (size_t)nbytes, v->id, set, why, sizeof why) == 0) {
-        if (w->since_prev)
+        if (w->since_prev) {
+            note_share(w->ctx, v, nbytes, set);
             return 1;
+        }
         fti_dirty_set_free(set);
         return 0;
     }
@@ -510,6 +567,9 @@ void fti_dcp_collect(fti_ctx *ctx)
 void fti_dcp_release(fti_ctx *ctx)
 {
     forget_kept(ctx);
+    free(ctx->dcp_last.paused);
+    ctx->dcp_last.paused = NULL;
+    ctx->dcp_last.npaused = 0;
     fti_dirty_release_all();
 }
 
