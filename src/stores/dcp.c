@@ -28,6 +28,21 @@
 #include "base/safe_fs.h"
 #include "base/walltime.h"
 
+/* The folder of this rank's layers: the global directory, or its L4
+ * fan-out folder (l4_files_per_dir), beside the rank's other L4 files. */
+static void layer_dir(const fti_ctx *ctx, char *out)
+{
+    fti_path_fanout_dir(&ctx->dirs, out, ctx->dirs.global, ctx->topo.app_rank);
+}
+
+/* The path of this rank's layer seq. */
+static void layer_path(const fti_ctx *ctx, char *out, uint64_t seq)
+{
+    char dir[FTI_PATH_MAX];
+    layer_dir(ctx, dir);
+    fti_path_dcp_layer(out, dir, ctx->topo.app_rank, seq);
+}
+
 /* 1 when committed checkpoint c is a dCP layer. */
 static int is_layer(const fti_commit *c)
 {
@@ -78,7 +93,7 @@ static int load_prev(fti_ctx *ctx, fti_dcp_layer *prev)
         return 0;
     }
     char path[FTI_PATH_MAX];
-    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cur->seq);
+    layer_path(ctx, path, cur->seq);
     fti_err e = FTI_E_OK;
     if (!take_kept(ctx, cur, path, prev) &&
         (e = fti_dcp_read(path, ctx->topo.app_rank, cur->seq, prev)) == FTI_E_OK &&
@@ -367,10 +382,12 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
 
 static fti_err publish(const fti_ctx *ctx, const char *tmp, const char *path)
 {
+    char dir[FTI_PATH_MAX];
+    layer_dir(ctx, dir);
     if (rename(tmp, path) != 0)
         return fti_fail(FTI_E_IO, "dCP: cannot rename %s to %s: %s", tmp, path, fti_fs_strerror(errno));
-    if (fti_fsync_dir(ctx->dirs.global) != 0)
-        return fti_fail(FTI_E_IO, "dCP: cannot sync the directory %s: %s", ctx->dirs.global,
+    if (fti_fsync_dir(dir) != 0)
+        return fti_fail(FTI_E_IO, "dCP: cannot sync the directory %s: %s", dir,
                         fti_fs_strerror(errno));
     return FTI_E_OK;
 }
@@ -404,7 +421,7 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     int have_prev = load_prev(ctx, &prev);
     fti_err e = plan_layer(ctx, c, have_prev ? &prev : NULL, &l);
     char path[FTI_PATH_MAX], tmp[FTI_PATH_MAX];
-    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    layer_path(ctx, path, c->seq);
     fti_path_temp(tmp, path, "tmp");
     writer w = {-1, tmp, &l, have_prev ? &prev : NULL, 0, ctx,
                 tracker_since(ctx, have_prev ? &prev : NULL), 0, t, NULL, 0, 0};
@@ -412,8 +429,9 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
     /* from here the tracker records changes since this layer; it stands for
      * them only once this layer is written (and then committed: see tracker_since) */
     ctx->dcp_last.dirty_since = 0;
-    if (e == FTI_E_OK &&
-        (w.fd = fti_open_new(tmp)) < 0)
+    if (e == FTI_E_OK)
+        e = fti_layout_create_fanout(&ctx->dirs, &ctx->cfg, ctx->topo.app_rank);
+    if (e == FTI_E_OK && (w.fd = fti_open_new(tmp)) < 0)
         e = fti_fail(FTI_E_IO, "dCP layer %s: cannot create: %s", tmp, fti_fs_strerror(errno));
     if (e == FTI_E_OK)
         e = write_layer(ctx, &w);
@@ -484,7 +502,7 @@ static fti_err top_layer_ours(const fti_ctx *ctx, const fti_commit *c)
 {
     char path[FTI_PATH_MAX];
     fti_dcp_layer l;
-    fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, c->seq);
+    layer_path(ctx, path, c->seq);
     fti_err e = fti_dcp_read(path, ctx->topo.app_rank, c->seq, &l);
     if (e != FTI_E_OK)
         return e;
@@ -507,7 +525,9 @@ fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
     if (fd < 0)
         return fti_fail(FTI_E_IO, "dCP rank %d: cannot create the local file %s: %s", rank, local,
                         fti_fs_strerror(errno));
-    e = fti_dcp_assemble(ctx->dirs.global, rank, c->seq, fd, local);
+    char dir[FTI_PATH_MAX];
+    layer_dir(ctx, dir);
+    e = fti_dcp_assemble(dir, rank, c->seq, fd, local);
     if (e == FTI_E_OK && fti_fsync(fd) != 0)
         e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, fti_fs_strerror(errno));
     close(fd);
@@ -532,7 +552,7 @@ static uint64_t oldest_needed(const fti_ctx *ctx)
             continue;
         char path[FTI_PATH_MAX];
         fti_dcp_layer l;
-        fti_path_dcp_layer(path, ctx->dirs.global, ctx->topo.app_rank, cs[i]->seq);
+        layer_path(ctx, path, cs[i]->seq);
         if (fti_dcp_read_fixed(path, ctx->topo.app_rank, cs[i]->seq, &l) != FTI_E_OK)
             return 0; /* its header alone: reading its map too cost a 1% layer a third */
         if (l.base_seq < min)
@@ -544,7 +564,9 @@ static uint64_t oldest_needed(const fti_ctx *ctx)
 void fti_dcp_collect(fti_ctx *ctx)
 {
     uint64_t keep_from = oldest_needed(ctx);
-    DIR *d = opendir(ctx->dirs.global);
+    char dir[FTI_PATH_MAX];
+    layer_dir(ctx, dir);
+    DIR *d = opendir(dir);
     if (keep_from == 0 || d == NULL) {
         if (d != NULL)
             closedir(d);
@@ -557,7 +579,7 @@ void fti_dcp_collect(fti_ctx *ctx)
         int tmp;
         if (!fti_name_dcp_layer(ent->d_name, ctx->topo.app_rank, &seq, &tmp) || (!tmp && seq >= keep_from))
             continue;
-        snprintf(path, sizeof path, "%s/%s", ctx->dirs.global, ent->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
         if (unlink(path) != 0 && errno != ENOENT)
             fti_log(FTI_LOG_WARN, "dCP: cannot remove %s: %s", path, fti_fs_strerror(errno));
     }
