@@ -352,7 +352,9 @@ int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, cha
         written += (size_t)__builtin_popcountll(bits[w]);
     if (all)
         written = r->npages;
-    *out = (fti_dirty_set){r->base, r->nbytes, r->first, r->npages, page_size, written, bits};
+    *out = (fti_dirty_set){r->base,  r->nbytes, r->first,
+                           r->npages, page_size, written,
+                           count_runs(bits, r->npages), bits};
     return 0;
 }
 

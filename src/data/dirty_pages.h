@@ -27,6 +27,7 @@ typedef struct fti_dirty_set {
     size_t npages;
     size_t page;
     size_t written;  /* pages set in bits */
+    size_t runs;     /* runs of consecutive set bits */
     uint64_t *bits;  /* bit p: page first + p * page was written */
 } fti_dirty_set;
 

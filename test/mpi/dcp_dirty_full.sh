@@ -30,7 +30,7 @@ run 100 103 > "$T/out1" 2>&1 || { cat "$T/out1"; fail "run 1 (steps 100-103)"; }
 ALL=$((BIG + SMALL + STEPVAR))
 expect "$T/out1" 1 100 "$ALL" "$ALL" starting
 expect "$T/out1" 2 101 "$ALL" "$((BIG + STEPVAR))" used
-grep -q "^\[FTI r0\] debug: dCP: variable 1: 2048 of its 2048 pages written since the last layer (more than 50%): not tracked for the next 1 layer(s), each hashes it whole$" "$T/out1" ||
+grep -q "^\[FTI r0\] debug: dCP: variable 1: 2048 of its 2048 pages written in 1 runs since the last layer (more than half): not tracked for the next 1 layer(s), each hashes it whole$" "$T/out1" ||
   { cat "$T/out1"; fail "no line saying that variable 1's tracking pauses"; }
 n=$(pages "$T/out1" 102)
 expect "$T/out1" 3 102 "$ALL" "$((n * 4096 + STEPVAR))" used
