@@ -18,8 +18,13 @@
  * block hashes and once for the whole-variable checksums.
  * The 0%-changed checkpoint's hash rate (bytes per rank / its time) is
  * reported against that single-core rate.
+ * Then, for each dCP case, where its time goes (milliseconds, the slowest
+ * rank's, in the rep nearest the median): the library's phases (context.h FTI_DCP_T_*: previous
+ * map, tracker reset, hash, block writes, map and header, publish, removal
+ * of old layers after the commit) and the rest of the checkpoint call (the
+ * commit's collectives and meta data).
  * Prints a table and one JSON line with the ratios dCP / full L4 and the
- * load average. Targets: 1% <= 0.05 (issue 31), 10% <= 0.2, 0% <= 0.1 (issue 15).
+ * load averages before and after. Targets: 1% <= 0.05 (issue 31), 10% <= 0.2, 0% <= 0.1 (issue 15).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,12 +35,14 @@
 #include <mpi.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/integrity.h"
+#include "core/context.h"
 
 #define MAX_REPS 50
 
@@ -92,19 +99,58 @@ static void change(double *a, size_t n, int pct, int round)
             p[b * PAGE] ^= (unsigned char)(1 + round % 255);
 }
 
-/* Median seconds of reps checkpoints at `level`, each after change(pct). */
-static double timed(double *a, size_t n, const struct opts *o, int level, int pct, int *id)
+#define NPH (FTI_DCP_NT + 1) /* the library's phases and the rest of the call */
+
+/* Median seconds of reps checkpoints at `level`, each after change(pct);
+ * ph (NULL: not wanted): the slowest rank's phases in the median rep (a
+ * mean let one rep that freed a full checkpoint's pages stand for all). */
+static double timed(double *a, size_t n, const struct opts *o, int level, int pct, int *id,
+                    double *ph)
 {
-    double t[MAX_REPS];
+    double t[MAX_REPS], per[MAX_REPS][NPH];
     for (int r = 0; r < o->reps; r++) {
         change(a, n, pct, *id);
         MPI_Barrier(FTI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (FTI_Checkpoint((*id)++, level) != FTI_DONE)
             MPI_Abort(MPI_COMM_WORLD, 1);
-        t[r] = bench_max(MPI_Wtime() - t0, FTI_COMM_WORLD);
+        double mine = MPI_Wtime() - t0;
+        t[r] = bench_max(mine, FTI_COMM_WORLD);
+        if (ph == NULL)
+            continue;
+        double v[NPH];
+        const fti_ctx *ctx = fti_api_ctx("bench_dcp");
+        v[FTI_DCP_NT] = mine;
+        for (int i = 0; i < FTI_DCP_NT; i++)
+            v[FTI_DCP_NT] -= (v[i] = ctx->dcp_last.t[i]);
+        MPI_Allreduce(v, per[r], NPH, MPI_DOUBLE, MPI_MAX, FTI_COMM_WORLD);
     }
-    return bench_median(t, o->reps);
+    double sorted[MAX_REPS];
+    memcpy(sorted, t, sizeof sorted);
+    double med = bench_median(sorted, o->reps);
+    int near = 0; /* the rep nearest the median (between two for an even count) */
+    for (int r = 1; r < o->reps; r++)
+        if (fabs(t[r] - med) < fabs(t[near] - med))
+            near = r;
+    if (ph != NULL)
+        memcpy(ph, per[near], sizeof per[near]);
+    return med;
+}
+
+static void print_phases(const int *pcts, double ph[][NPH], int ncase)
+{
+    static const char *name[NPH] = {"prev map", "tracker", "hash", "write", "map+sync",
+                                    "publish", "collect", "rest"};
+    printf("%-22s", "phases (ms, median)");
+    for (int i = 0; i < NPH; i++)
+        printf(" %9s", name[i]);
+    printf("\n");
+    for (int c = 0; c < ncase; c++) {
+        printf("dCP %3d%% changed      ", pcts[c]);
+        for (int i = 0; i < NPH; i++)
+            printf(" %9.2f", 1e3 * ph[c][i]);
+        printf("\n");
+    }
 }
 
 /* GB/s of fti_hash_buffer over a, on rank 0 alone. */
@@ -154,12 +200,13 @@ int main(int argc, char **argv)
     double *a = bench_alloc(n * sizeof *a, (unsigned)rank + 1);
     FTI_Protect(0, a, (int64_t)n, FTI_DBLE);
 
-    double full = timed(a, n, &o, 4, 100, &id);
-    timed(a, n, &(struct opts){o.dir, o.mib, o.block, 1, o.tracking}, 8, 100, &id); /* the base */
+    double load0 = bench_loadavg();
+    double full = timed(a, n, &o, 4, 100, &id, NULL);
+    timed(a, n, &(struct opts){o.dir, o.mib, o.block, 1, o.tracking}, 8, 100, &id, NULL); /* base */
     static const int pcts[] = {0, 1, 10, 100};
-    double t[4];
+    double t[4], ph[4][NPH] = {{0}};
     for (int i = 0; i < 4; i++)
-        t[i] = timed(a, n, &o, 8, pcts[i], &id);
+        t[i] = timed(a, n, &o, 8, pcts[i], &id, ph[i]);
     double rate = hash_rate(a, n, rank);
     if (rank == 0) {
         printf("%-22s %10s %8s\n", "checkpoint", "seconds", "vs full");
@@ -168,20 +215,25 @@ int main(int argc, char **argv)
             printf("dCP %3d%% changed       %10.4f %8.3f\n", pcts[i], t[i], t[i] / full);
         double dcp0_rate = (double)o.mib * 1048576.0 / t[0] / 1e9; /* per rank */
         double load = bench_loadavg();
+        print_phases(pcts, ph, 4);
         printf("XXH3 single core: %.2f GB/s; dCP 0%% changed hashes %.2f GB/s per rank "
                "(%.3f of XXH3)\n", rate, dcp0_rate, dcp0_rate / rate);
         printf("%d ranks x %ld MiB, block %ld, dirty tracking %d; targets: 1%% <= 0.05 (%s), "
-               "10%% <= 0.2 (%s), 0%% <= 0.1 (%s); load average %.2f\n", nranks, o.mib, o.block,
+               "10%% <= 0.2 (%s), 0%% <= 0.1 (%s); load average %.2f before, %.2f after\n", nranks, o.mib, o.block,
                o.tracking, t[1] / full <= 0.05 ? "met" : "MISSED",
-               t[2] / full <= 0.2 ? "met" : "MISSED", t[0] / full <= 0.1 ? "met" : "MISSED", load);
+               t[2] / full <= 0.2 ? "met" : "MISSED", t[0] / full <= 0.1 ? "met" : "MISSED", load0,
+               load);
         printf("{\"bench\":\"dcp\",\"ranks\":%d,\"mib\":%ld,\"block\":%ld,\"tracking\":%d,"
                "\"full_s\":%.6f,\"dcp0_s\":%.6f,\"dcp1_s\":%.6f,\"dcp10_s\":%.6f,\"dcp100_s\":%.6f,"
                "\"dcp0_ratio\":%.4f,\"dcp1_ratio\":%.4f,\"dcp10_ratio\":%.4f,\"dcp100_ratio\":%.4f,"
                "\"dcp1_target\":0.05,\"dcp1_met\":%s,"
-               "\"xxh3_gbs\":%.3f,\"dcp0_hash_gbs\":%.3f,\"dcp0_vs_xxh3\":%.4f,\"loadavg\":%.2f}\n",
+               "\"xxh3_gbs\":%.3f,\"dcp0_hash_gbs\":%.3f,\"dcp0_vs_xxh3\":%.4f,\"loadavg_before\":%.2f,"
+               "\"loadavg\":%.2f,\"dcp1_phases_ms\":[%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f]}\n",
                nranks, o.mib, o.block, o.tracking, full, t[0], t[1], t[2], t[3], t[0] / full,
                t[1] / full, t[2] / full, t[3] / full, t[1] / full <= 0.05 ? "true" : "false",
-               rate, dcp0_rate, dcp0_rate / rate, load);
+               rate, dcp0_rate, dcp0_rate / rate, load0, load, 1e3 * ph[1][0], 1e3 * ph[1][1],
+               1e3 * ph[1][2], 1e3 * ph[1][3], 1e3 * ph[1][4], 1e3 * ph[1][5], 1e3 * ph[1][6],
+               1e3 * ph[1][7]);
     }
     FTI_Finalize();
     free(a);

@@ -122,7 +122,9 @@ static int use_converted(piece *p, ckpt_file *f, fti_err e)
  * block hash), then read like a per-rank copy. */
 static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece *p, ckpt_file *f)
 {
-    fti_path_dcp_layer(p->path, t->dirs.global, rank, c->seq);
+    char dir[FTI_PATH_MAX];
+    fti_path_fanout_dir(&t->dirs, dir, t->dirs.global, rank); /* beside its other L4 files */
+    fti_path_dcp_layer(p->path, dir, rank, c->seq);
     snprintf(f->path, sizeof f->path, "%s", p->path);
     FILE *tmp = tmpfile();
     if (tmp == NULL) {
@@ -131,7 +133,7 @@ static int assemble_dcp(const ckpt_tool *t, const fti_commit *c, int rank, piece
     }
     fti_clear_error();
     fti_log_quiet(1);
-    fti_err e = fti_dcp_assemble(t->dirs.global, rank, c->seq, fileno(tmp), "(assembled dCP layers)");
+    fti_err e = fti_dcp_assemble(dir, rank, c->seq, fileno(tmp), "(assembled dCP layers)");
     fti_log_quiet(0);
     p->fd = e == FTI_E_OK ? dup(fileno(tmp)) : -1;
     fclose(tmp);

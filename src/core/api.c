@@ -91,6 +91,7 @@ static void release(fti_ctx *ctx)
     fti_capture_sets_free(&ctx->capture); /* pinned buffers and streams of device variables */
     fti_job_claim_release(ctx);
     fti_h5_groups_release(&ctx->h5);
+    fti_dcp_release(ctx);
 }
 
 /* Steps of FTI_Init that every rank does alike; each ends in agreement. */

@@ -56,9 +56,34 @@ typedef struct fti_stage_requests {
     int n;
 } fti_stage_requests;
 
+/* Where the time of a dCP layer goes, in seconds (stores/dcp.c), for
+ * bench_dcp and the debug line of each layer. */
+enum {
+    FTI_DCP_T_PREV,    /* reading the previous layer's map, planning this one */
+    FTI_DCP_T_TRACK,   /* resetting (re-protecting) the page tracker */
+    FTI_DCP_T_HASH,    /* hashing blocks */
+    FTI_DCP_T_WRITE,   /* writing changed blocks */
+    FTI_DCP_T_MAP,     /* checksums, map and header written, fsync */
+    FTI_DCP_T_PUBLISH, /* rename and directory sync */
+    FTI_DCP_T_COLLECT, /* after the commit: removing layers no chain needs */
+    FTI_DCP_NT
+};
+
 /* This rank's share of its last dCP layer (stores/dcp.c): the changed bytes
  * it wrote and the protected bytes it covers, which fti_dcp_report sums. */
+/* A variable whose pages are, for now, not tracked (stores/dcp.c: mostly
+ * written between two layers). */
+typedef struct fti_dcp_pause {
+    int id;
+    unsigned skip;    /* layers left that hash it whole */
+    unsigned backoff; /* the last pause, doubled while it stays mostly written */
+} fti_dcp_pause;
+
 typedef struct fti_dcp_share {
+    double t[FTI_DCP_NT]; /* the phases of the last layer (FTI_DCP_T_*) */
+    fti_dcp_pause *paused; /* npaused entries */
+    int npaused;
+    struct fti_dcp_layer *kept; /* the last layer written, its map kept for the next one */
     uint64_t changed, data;
     uint64_t hashed;      /* bytes hashed for the last layer (dirty tracking skips clean blocks) */
     uint64_t dirty_since; /* seq of the layer the page tracker was last reset for, 0: none */

@@ -26,6 +26,8 @@ typedef struct fti_dirty_set {
     uintptr_t first; /* first tracked (whole) page */
     size_t npages;
     size_t page;
+    size_t written;  /* pages set in bits */
+    size_t runs;     /* runs of consecutive set bits */
     uint64_t *bits;  /* bit p: page first + p * page was written */
 } fti_dirty_set;
 
@@ -43,9 +45,12 @@ int fti_dirty_track(void *ptr, size_t nbytes, int owner, char *why, size_t why_c
 int fti_dirty_tracked(const void *ptr, size_t nbytes, int owner);
 
 /* For a region tracked for owner: moves the pages written since the last reset into
- * out, then write-protects them all again, in that order, so that a write
- * racing with the reset is seen by this reset's reader (it landed before
- * the protection) or recorded for the next one (it faults again). 0, or -1
+ * out, then write-protects those pages again (one mprotect per run of
+ * consecutive written pages; the others never stopped being protected), in
+ * that order, so that a write racing with the reset is seen by this reset's
+ * reader (it landed before the protection) or recorded for the next one (it
+ * faults again, or its fault was marking the page as the bits were moved:
+ * the page stays writable and counts for the next reset). 0, or -1
  * when the region is not tracked with these bounds and owner, or re-protecting failed
  * (the region is then released; why says so). */
 int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, char *why,

@@ -193,9 +193,9 @@ static fti_err read_region(int fd, const char *path, uint64_t n, unsigned char *
     return FTI_E_OK;
 }
 
-static fti_err read_layer_fd(int fd, const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
+static fti_err read_fixed_fd(int fd, const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
 {
-    unsigned char fixed[FTI_DCP_FIXED], *buf = NULL;
+    unsigned char fixed[FTI_DCP_FIXED];
     struct stat st;
     if (fstat(fd, &st) != 0 || fti_pread_full(fd, fixed, sizeof fixed, 0) != 0)
         return fti_fail(FTI_E_CORRUPT, "dCP layer %s: truncated header", path);
@@ -205,6 +205,13 @@ static fti_err read_layer_fd(int fd, const char *path, int rank, uint64_t seq, f
                      (long long)st.st_size, (unsigned long long)(l->data_offset + l->data_size));
     if (e == FTI_E_OK && l->nblocks > ((uint64_t)1 << 40) / FTI_DCP_ENTRY)
         e = fti_fail(FTI_E_CORRUPT, "dCP layer %s: impossible block count", path);
+    return e;
+}
+
+static fti_err read_layer_fd(int fd, const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
+{
+    unsigned char *buf = NULL;
+    fti_err e = read_fixed_fd(fd, path, rank, seq, l);
     if (e == FTI_E_OK)
         e = read_region(fd, path, l->data_offset, &buf);
     if (e == FTI_E_OK)
@@ -223,6 +230,18 @@ fti_err fti_dcp_read(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
         return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "dCP layer %s: %s", path,
                         fti_fs_strerror(errno));
     fti_err e = read_layer_fd(fd, path, rank, seq, l);
+    close(fd);
+    return e;
+}
+
+fti_err fti_dcp_read_fixed(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
+{
+    memset(l, 0, sizeof *l);
+    int fd = fti_open_read(path);
+    if (fd < 0)
+        return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "dCP layer %s: %s", path,
+                        fti_fs_strerror(errno));
+    fti_err e = read_fixed_fd(fd, path, rank, seq, l);
     close(fd);
     return e;
 }

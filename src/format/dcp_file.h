@@ -62,6 +62,11 @@ fti_err fti_dcp_encode(const fti_dcp_layer *l, unsigned char **buf);
  * that it is rank's layer `seq`). Blocks are checked when assembled. */
 fti_err fti_dcp_read(const char *path, int rank, uint64_t seq, fti_dcp_layer *l);
 
+/* Only the fixed header of layer `path` (its checksum, that it is rank's
+ * layer `seq`, the file's length): the chain fields without the map, for
+ * the callers that need no more (no map in l). */
+fti_err fti_dcp_read_fixed(const char *path, int rank, uint64_t seq, fti_dcp_layer *l);
+
 void fti_dcp_layer_free(fti_dcp_layer *l);
 
 /* Whether layer l (read from path) is the one of the checkpoint whose commit

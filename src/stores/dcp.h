@@ -34,4 +34,8 @@ fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c);
  * committed checkpoint needs any more, and unfinished ones. */
 void fti_dcp_collect(fti_ctx *ctx);
 
+/* Not collective, at FTI_Finalize: forgets the kept map of the last layer and
+ * stops tracking written pages (the memory is writable again). */
+void fti_dcp_release(fti_ctx *ctx);
+
 #endif /* FTI_DCP_H */

@@ -9,7 +9,8 @@
 # folders, and ckpt_io = 2 keeps its one shared file. With heads (head = 1,
 # 4 nodes of a head and a rank) the heads write the ranks' files there too,
 # fti-ckpt import places FTI 1.6's checkpoint (4 ranks) by the same rule,
-# and so do HDF5 checkpoints (ckpt_io = 5, in builds with HDF5).
+# and so do HDF5 checkpoints (ckpt_io = 5, in builds with HDF5) and dCP
+# layers (enable_dcp = 1).
 source "$FTI_SOURCE_DIR/test/tools/common.bash"
 N=8
 
@@ -109,4 +110,39 @@ if run_nodes $N 1 "$P" "$T/c.fti" write 65 4 $KIB > "$T/out" 2>&1; then
 else
   grep -q "ckpt_io = 5 (HDF5) is not supported by this build" "$T/out" || { cat "$T/out"; fail "hdf5: L4 checkpoint"; }
 fi
+# dCP (enable_dcp = 1, level 8): every rank's layers lie beside its other L4
+# files (ranks 0-1 in the job's folder, 2-7 in their fan-out folders); with
+# the local storage lost a restart assembles step 3 from them and builds the
+# next layer on them, fti-ckpt verify reads them, and FTI_Finalize's cleanup
+# removes them with the folders.
+DP="$PROGS/test_prog_dirty_prog"
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+dcp_config() {
+  write_config "$T/c.fti" node_size=4 group_size=1 enable_dcp=1 dcp_mode=1 dcp_block_size=4096 \
+    dcp_stack_size=10 keep_last_ckpt=$1 verbosity=1 advanced.dcp_dirty_tracking=1 \
+    advanced.l4_files_per_dir=2
+}
+dcp_config 1
+"$MPIEXEC" -n $N -bind-to none "$DP" "$T/c.fti" 1 3 > "$T/out" 2>&1 || { cat "$T/out"; fail "dcp: steps 1-3"; }
+g=$(echo "$T"/global/*)
+misplaced=$(cd "$g" && find . -name 'l4-dcp-rank*' | awk '{
+  r = $0; sub(/.*l4-dcp-rank/, "", r); sub(/-.*/, "", r); a = r - r % 2
+  want = r < 2 ? "./l4-dcp-rank" r "-" : "./l4-ranks" a "-" (a + 1) "/l4-dcp-rank" r "-"
+  if (index($0, want) != 1) print }')
+[ -z "$misplaced" ] || fail "dcp: layers outside their rank's folder: $misplaced"
+[ "$(cd "$g" && find . -name 'l4-dcp-rank*' | wc -l)" = $((3 * N)) ] ||
+  fail "dcp: expected 3 layers per rank: $(cd "$g" && find . -name 'l4-dcp-*' | tr '\n' ' ')"
+rm -rf "$T"/nodes/*
+expect_rc 0 ck verify "$T/c.fti"
+for r in $(seq 0 $((N - 1))); do has "^ +$r +$((r / 4)) +missing +ok +yes \(L4 global copy\)$"; done
+"$MPIEXEC" -n $N -bind-to none "$DP" "$T/c.fti" 4 4 > "$T/out" 2>&1 || { cat "$T/out"; fail "dcp: restart, step 4"; }
+grep -q "RESTORED step=3" "$T/out" || { cat "$T/out"; fail "dcp: restore of step 3 from the fan-out"; }
+grep -q "^\[FTI r7\] debug: dCP layer #[0-9]*: .*(depth 3, " "$T/out" ||
+  { cat "$T/out"; fail "dcp: rank 7's layer 4 did not build on the chain in its folder"; }
+dcp_config 0
+"$MPIEXEC" -n $N -bind-to none "$DP" "$T/c.fti" 5 5 > "$T/out" 2>&1 || { cat "$T/out"; fail "dcp: step 5"; }
+grep -q "RESTORED step=4" "$T/out" || { cat "$T/out"; fail "dcp: restore of step 4"; }
+[ -z "$(cd "$g" && find . -mindepth 1 ! -name lock)" ] || [ ! -d "$g" ] ||
+  fail "dcp: cleanup left $(cd "$g" && find . -mindepth 1 | tr '\n' ' ')"
+echo "ok: dcp"
 pass "L4 fan-out (l4_files_per_dir)"

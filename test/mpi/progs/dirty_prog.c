@@ -13,6 +13,7 @@
  *   - var 1: 8 MiB of doubles, page-aligned; step s > 1 writes one double
  *     in 1% of its pages: some by this thread, one page by another thread,
  *     and 64 doubles of one page with MPI_Recv from the previous rank;
+ *     steps 100 and 101 write every page instead of 1% (dcp_dirty_full.sh);
  *   - var 2: 3000 bytes at an odd address (no whole page: not tracked);
  *   - var 0: the step.
  */
@@ -33,10 +34,12 @@
 #define RECV_PAGE 1000     /* MPI_Recv lands here at every step */
 #define THREAD_PAGE 1500   /* another thread writes here at every step */
 
-/* 1% of the pages, a different choice each step; never RECV_PAGE or THREAD_PAGE. */
+/* 1% of the pages, a different choice each step (every page at steps 100
+ * and 101); never RECV_PAGE or THREAD_PAGE. */
 static int picked(int s, int64_t p)
 {
-    return p != RECV_PAGE && p != THREAD_PAGE && (p * 7919 + (int64_t)s * 104729) % 100 == 0;
+    int all = s == 100 || s == 101;
+    return p != RECV_PAGE && p != THREAD_PAGE && (all || (p * 7919 + (int64_t)s * 104729) % 100 == 0);
 }
 
 static double recv_value(int s, int src, int i)
