@@ -217,6 +217,44 @@ static void kernel_writes_after_release(void **state)
     munmap(p, NPAGES * pg);
 }
 
+/* What the hook saw: the byte each page held when its first write faulted. */
+static int hook_calls;
+static char hook_seen[NPAGES];
+static char *hook_base;
+
+static void before_write(void *arg, size_t index)
+{
+    assert_ptr_equal(arg, &hook_calls);
+    hook_calls++;
+    hook_seen[index] = hook_base[index * pg];
+}
+
+/* The copy-on-write hook runs once per page, before the write lands: it
+ * still reads the page's old byte, and the write goes on afterwards. */
+static void hook_sees_page_before_write(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256] = "";
+    for (size_t i = 0; i < NPAGES; i++)
+        p[i * pg] = (char)(10 + i);
+    hook_base = p;
+    hook_calls = 0;
+    memset(hook_seen, 0, sizeof hook_seen);
+    assert_int_equal(fti_dirty_track_hook(p, NPAGES * pg, 7, before_write, &hook_calls, why,
+                                          sizeof why), 0);
+    p[3 * pg] = 99;
+    p[3 * pg + 1] = 98; /* the same page again: writable by now, no second call */
+    p[12 * pg] = 97;
+    assert_int_equal(hook_calls, 2);
+    assert_int_equal(hook_seen[3], 13);
+    assert_int_equal(hook_seen[12], 22);
+    assert_int_equal(p[3 * pg], 99);
+    assert_int_equal(p[12 * pg], 97);
+    assert_int_equal(reset_mask(p, NPAGES), (1u << 3) | (1u << 12));
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
 int main(void)
 {
     pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -228,6 +266,7 @@ int main(void)
         cmocka_unit_test(foreign_fault_reaches_application),
         cmocka_unit_test(replaced_handler_detected),
         cmocka_unit_test(kernel_writes_after_release),
+        cmocka_unit_test(hook_sees_page_before_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
