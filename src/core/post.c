@@ -317,13 +317,17 @@ int fti_post_can_stage(const fti_ctx *ctx)
 
 /* Why this checkpoint is not copy-on-write, in one line: at INFO the first
  * time, at DEBUG after (the reason rarely changes between checkpoints). */
-static void cow_fallback(fti_ctx *ctx, fti_post *p, const fti_commit *c, const char *why)
+static void cow_fallback(fti_post *p, const fti_commit *c, const char *why, const char *instead)
 {
     fti_log(p->cow_noted ? FTI_LOG_DEBUG : FTI_LOG_INFO, "checkpoint #%llu: not copy-on-write "
-            "(cow_checkpoint = 1): %s; %s", (unsigned long long)c->seq, why,
-            ctx->cfg.staging_mib > 0 ? "the staging copy is used (staging_mib)"
-                                     : "written synchronously (staging_mib = 0)");
+            "(cow_checkpoint = 1): %s; %s", (unsigned long long)c->seq, why, instead);
     p->cow_noted = 1;
+}
+
+void fti_post_not_staged(fti_ctx *ctx, const fti_commit *c, const char *why)
+{
+    if (ctx->cfg.cow_checkpoint && ctx->post != NULL && ctx->post->can_stage)
+        cow_fallback(ctx->post, c, why, "written synchronously");
 }
 
 /* cow_checkpoint: 1 when the protected data is now a copy-on-write
@@ -338,7 +342,8 @@ static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
                  ctx->cfg.cow_max_mib);
     else if (fti_cow_take(p->cow, &ctx->reg, why, sizeof why) == 0)
         return 1;
-    cow_fallback(ctx, p, c, why);
+    cow_fallback(p, c, why, ctx->cfg.staging_mib > 0 ? "the staging copy is used (staging_mib)"
+                                                          : "written synchronously (staging_mib = 0)");
     return 0;
 }
 

@@ -27,6 +27,11 @@ int fti_post_can_stage(const fti_ctx *ctx);
  * failed) writes its local file from the live buffers first. */
 void fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm);
 
+/* With cow_checkpoint: one line (INFO once, then DEBUG) saying why
+ * checkpoint c is written synchronously instead (a store that writes
+ * straight to the global file system). Not collective. */
+void fti_post_not_staged(fti_ctx *ctx, const fti_commit *c, const char *why);
+
 /* Not collective: when the job in flight writes a copy-on-write snapshot
  * (cow_checkpoint), waits until the thread has read all of it and the
  * protected memory is writable everywhere again. Before the library

@@ -7,7 +7,8 @@
 # overwritten page is written before the writer reads it. A restart must
 # restore the bytes of the moment of FTI_Checkpoint. Also: a pool of 1 MiB for
 # 4 MiB overwritten (the program's writes wait for the writer), and the
-# fallback to the staging copy, with its line, where pages cannot be protected.
+# fallback to the staging copy, with its line, where pages cannot be protected,
+# and to a synchronous write for dCP.
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 export FTI_TEST_THREAD_MULTIPLE=1
@@ -56,5 +57,13 @@ grep -q "not copy-on-write (cow_checkpoint = 1): variable 5 (.*) cannot be write
   || { cat "$T/out_alias"; fail "no fallback line"; }
 [ "$(grep -c "not copy-on-write" "$T/out_alias")" = 4 ] || { cat "$T/out_alias"; fail "not one line per rank at INFO"; }
 CKPT_PROG_ALIAS=1 run_nodes 4 1 "$P" "$T/f.fti" check 51 $KIB | grep -q PASS || fail "fallback: restore"
+
+# -- dCP (level 8) writes straight to the global file system: synchronous, one line --
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+write_config "$T/d.fti" advanced.cow_checkpoint=1 enable_dcp=1 dcp_mode=1 verbosity=2
+run_nodes 4 1 "$P" "$T/d.fti" staged 60 8 $KIB 2 -1 > "$T/out_dcp" 2>&1 || { cat "$T/out_dcp"; fail "dCP with cow_checkpoint"; }
+grep -q "checkpoint #1: not copy-on-write (cow_checkpoint = 1): the dCP store writes straight to the global file system; written synchronously" "$T/out_dcp" \
+  || { cat "$T/out_dcp"; fail "dCP: no line saying it is not copy-on-write"; }
+run_nodes 4 1 "$P" "$T/d.fti" check 61 $KIB | grep -q PASS || fail "dCP: restore"
 
 pass "copy-on-write checkpoints"
