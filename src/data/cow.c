@@ -40,6 +40,7 @@
 enum { FRESH, BUSY, POOLED, TAKEN };
 
 #define NO_SLOT UINT32_MAX
+#define HUGE_PAGE ((uintptr_t)2 << 20) /* a transparent huge page (x86-64, arm64 4K) */
 
 typedef struct cow_var {
     fti_cow *cow;
@@ -51,6 +52,7 @@ typedef struct cow_var {
     unsigned char *edges;     /* copies of the head and tail bytes, taken with the snapshot */
     _Atomic unsigned char *state;
     uint32_t *slot;
+    size_t opened;            /* pages [0, opened) made writable by the writer */
     int tracked;
 } cow_var;
 
@@ -183,9 +185,30 @@ static void take_piece(cow_var *v, size_t p, size_t off, size_t len, unsigned ch
     }
 }
 
+/* The pages the writer has read to their end are writable again, in one
+ * call per chunk: the application's writes behind the writer then cost no
+ * fault, and the mapping stays one piece (the open prefix grows). A fault
+ * racing with this finds the page TAKEN and only makes it writable too. */
+static void open_taken(cow_var *v, size_t end)
+{
+    size_t page = v->cow->page;
+    size_t done = end <= v->head_n ? 0 : (end - v->head_n) / page;
+    if (done > v->npages)
+        done = v->npages;
+    uintptr_t body = (uintptr_t)(v->ptr + v->head_n), at = body + done * page;
+    if (done < v->npages && at - body >= HUGE_PAGE) /* a huge page stays whole until taken */
+        done = ((at & ~(uintptr_t)(HUGE_PAGE - 1)) - body) / page;
+    if (!v->tracked || done <= v->opened)
+        return;
+    mprotect((void *)(v->ptr + v->head_n + v->opened * page), (done - v->opened) * page,
+             PROT_READ | PROT_WRITE); /* a refusal leaves them to the fault handler */
+    v->opened = done;
+}
+
 /* The snapshot's bytes [off, off + n) of v into dst. */
 static void read_snapshot(cow_var *v, size_t off, size_t n, unsigned char *dst)
 {
+    size_t end = off + n;
     size_t page = v->cow->page, body = v->npages * page;
     while (n > 0) {
         size_t len;
@@ -205,6 +228,7 @@ static void read_snapshot(cow_var *v, size_t off, size_t n, unsigned char *dst)
         off += len;
         n -= len;
     }
+    open_taken(v, end);
 }
 
 /* ---- the cow backend: the file writer's device path reads the snapshot ---- */
