@@ -26,7 +26,7 @@ set(FTI_LABEL_mpiio
   fault_heatdis_l4-mpiio-truncate-global)
 
 set(FTI_LABEL_heads
-  mpi_async_crash mpi_head_async mpi_l4_async mpi_l4_fanout
+  mpi_async_cow mpi_async_crash mpi_head_async mpi_l4_async mpi_l4_fanout
   conformance_ckpt_id_mismatch conformance_config_init_errors conformance_heads_world
   conformance_sem_head_endw
   conformance_fti16_import

@@ -8,7 +8,7 @@
 # restore the bytes of the moment of FTI_Checkpoint. Also: a pool of 1 MiB for
 # 4 MiB overwritten (the program's writes wait for the writer), and the
 # fallback to the staging copy, with its line, where pages cannot be protected,
-# and to a synchronous write for dCP.
+# and to a synchronous write for dCP. With heads, the head flushes L4.
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
 export FTI_TEST_THREAD_MULTIPLE=1
@@ -38,6 +38,15 @@ n=$(pages_copied all1)
 [ -n "$n" ] && [ "$n" -ge 1000 ] || { cat "$T/out_all1"; fail "all overwritten: $n pages copied, expected >= 1000 of 1024"; }
 cow_run all2 "$T/c.fti" 20 2
 grep -q "written copy-on-write" "$T/out_all2" || { cat "$T/out_all2"; fail "level 2 was not copy-on-write"; }
+
+# -- heads: the thread writes from the snapshot, the head flushes L4 ----------------
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+write_config "$T/h.fti" head=1 node_size=2 inline_l4=0 advanced.cow_checkpoint=1 verbosity=1
+FTI_FAULT="delay:staged:2" run_nodes 8 2 "$P" "$T/h.fti" staged 25 4 $KIB 2 > "$T/out_head" 2>&1 \
+  || { cat "$T/out_head"; fail "copy-on-write with heads"; }
+grep -q "written copy-on-write" "$T/out_head" || { cat "$T/out_head"; fail "not copy-on-write with heads"; }
+rm -rf "$T"/nodes/*
+run_nodes 8 2 "$P" "$T/h.fti" check 26 $KIB | grep -q PASS || fail "copy-on-write with heads: restore from L4"
 
 # -- 10% overwritten: about a tenth of the pages copied ------------------------------
 CKPT_PROG_SCRIBBLE_PCT=10 cow_run ten "$T/c.fti" 30 1
