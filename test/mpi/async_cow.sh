@@ -59,6 +59,19 @@ cow_run pool "$T/p.fti" 40 1
 grep -Eq "at most 256 at once, [1-9][0-9]* writes waited" "$T/out_pool" \
   || { cat "$T/out_pool"; fail "pool of 1 MiB: no write waited for the writer"; }
 
+# -- the write fails mid-drain on rank 1 while its program waits on a full pool:
+#    nothing hangs, the pages are given back, the next checkpoint is restored --------
+rm -rf "$T"/nodes/* "$T"/global/* "$T"/meta/*
+set +e
+FTI_FAULT="write:3:ENOSPC@1" timeout 120 "$MPIEXEC" -n 4 -bind-to none "$P" "$T/p.fti" staged 45 1 $KIB 2 -1 \
+  > "$T/out_enospc" 2>&1
+rc=$?
+set -e
+[ $rc -ne 124 ] || { cat "$T/out_enospc"; fail "failed drain: the job hung"; }
+grep -q "l1-s0-rank1.fti.*No space left on device" "$T/out_enospc" || { cat "$T/out_enospc"; fail "failed drain: no message naming the file"; }
+grep -q "previous asynchronous checkpoint was not committed" "$T/out_enospc" || { cat "$T/out_enospc"; fail "failed drain: committed"; }
+run_nodes 4 1 "$P" "$T/p.fti" check 46 $KIB | grep -q PASS || fail "failed drain: the next checkpoint not restored"
+
 # -- pages two variables share cannot be protected twice: the staging copy, one line --
 write_config "$T/f.fti" advanced.cow_checkpoint=1 staging_mib=64 verbosity=2
 CKPT_PROG_ALIAS=1 cow_run alias "$T/f.fti" 50 1
