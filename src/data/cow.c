@@ -349,6 +349,8 @@ static int var_prepare(fti_cow *c, cow_var *v, const void *ptr, size_t n)
     v->slot = malloc((v->npages + 1) * sizeof *v->slot);
     if (v->edges == NULL || v->state == NULL || v->slot == NULL)
         return -1;
+    if (n == 0)
+        return 0; /* ptr may be NULL: nothing to copy */
     memcpy(v->edges, ptr, v->head_n);
     memcpy(v->edges + v->head_n, v->ptr + v->head_n + v->npages * pg, v->tail_n);
     return 0;
