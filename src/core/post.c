@@ -342,8 +342,9 @@ static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
                  ctx->cfg.cow_max_mib);
     else if (fti_cow_take(p->cow, &ctx->reg, why, sizeof why) == 0)
         return 1;
-    cow_fallback(p, c, why, ctx->cfg.staging_mib > 0 ? "the staging copy is used (staging_mib)"
-                                                          : "written synchronously (staging_mib = 0)");
+    cow_fallback(p, c, why,
+                 ctx->cfg.staging_mib > 0 ? "the staging copy is used (staging_mib)"
+                                          : "written synchronously (staging_mib = 0)");
     return 0;
 }
 

@@ -280,7 +280,8 @@ static const char *cow_last_error(void)
     return "a copy-on-write snapshot cannot be written to";
 }
 
-static const fti_device_ops cow_ops = FTI_DEVICE_OPS_TABLE("copy-on-write", cow, cow_stream_destroy, NULL);
+static const fti_device_ops cow_ops =
+    FTI_DEVICE_OPS_TABLE("copy-on-write snapshot of host memory", cow, cow_stream_destroy, NULL);
 
 /* ---- snapshots ------------------------------------------------------------ */
 

@@ -13,6 +13,12 @@
  * (fti_cow_registry): the file writer's device path (data/capture.c) copies
  * it chunk by chunk through the cow backend's to_host, which takes each
  * page in order. One snapshot at a time per fti_cow; one writer thread.
+ *
+ * The tracker's regions (dirty_pages.h: one thread drives it) are added by
+ * the application's thread (fti_cow_take) and removed by the writer
+ * (fti_cow_end); the library calls nothing else of the tracker in between:
+ * a checkpoint waits for the previous one, and FTI_Protect, FTI_Realloc and
+ * the recovery calls for the drain (core/post.c, fti_post_drain).
  */
 #ifndef FTI_COW_H
 #define FTI_COW_H
