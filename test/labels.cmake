@@ -5,7 +5,7 @@
 #   heads     head = 1, head ranks that post-process the checkpoints
 #   config    the config file: keys, errors, templates, FTI's shapes
 #   staging   files and checkpoints moved in the background:
-#             enable_staging (FTI_SendFile) and staging_mib
+#             enable_staging (FTI_SendFile), staging_mib and cow_checkpoint
 #   watchdog  the watchdog of the library's collectives (FTI_WATCHDOG_S)
 # The helpers of cmake/FTITesting.cmake give each test registered through
 # them the labels of the lists below that name it. tools_labels (label
@@ -26,7 +26,7 @@ set(FTI_LABEL_mpiio
   fault_heatdis_l4-mpiio-truncate-global)
 
 set(FTI_LABEL_heads
-  mpi_async_crash mpi_head_async mpi_l4_async mpi_l4_fanout
+  mpi_async_cow mpi_async_crash mpi_head_async mpi_l4_async mpi_l4_fanout
   conformance_ckpt_id_mismatch conformance_config_init_errors conformance_heads_world
   conformance_sem_head_endw
   conformance_fti16_import
@@ -44,7 +44,7 @@ set(FTI_LABEL_config
   fti_run_config_error)
 
 set(FTI_LABEL_staging
-  mpi_async_crash mpi_async_staging conformance_sem_stage conformance_stage_move
+  mpi_async_cow test_cow mpi_async_crash mpi_async_staging conformance_sem_stage conformance_stage_move
   gpu_emu_staging gpu_cuda_staging conformance_ckpt_id_mismatch)
 
 set(FTI_LABEL_watchdog explain_log)

@@ -337,6 +337,7 @@ int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
     fti_ctx *ctx = ready("FTI_Protect");
     if (ctx == NULL)
         return FTI_NSCS;
+    fti_post_drain(ctx); /* a snapshot being written keeps the old pointer's pages protected */
     int known = fti_registry_find(&ctx->reg, id) != NULL;
     fti_err e = fti_registry_protect(&ctx->reg, id, ptr, count, tid);
     if (e == FTI_E_OK)
@@ -543,19 +544,26 @@ int FTI_Recover(void)
     fti_ctx *ctx = ready("FTI_Recover");
     if (ctx == NULL)
         return FTI_NSCS;
+    fti_post_drain(ctx); /* the restore writes into the variables */
     return to_code(recover_timed(ctx));
 }
 
 int FTI_RecoverVarInit(void)
 {
     fti_ctx *ctx = ready("FTI_RecoverVarInit");
-    return ctx ? to_code(fti_recover_var_open(ctx)) : FTI_NSCS;
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_post_drain(ctx); /* FTI_RecoverVar writes into the variables */
+    return to_code(fti_recover_var_open(ctx));
 }
 
 int FTI_RecoverVar(int id)
 {
     fti_ctx *ctx = ready("FTI_RecoverVar");
-    return ctx ? to_code(fti_recover_var(ctx, id)) : FTI_NSCS;
+    if (ctx == NULL)
+        return FTI_NSCS;
+    fti_post_drain(ctx);
+    return to_code(fti_recover_var(ctx, id));
 }
 
 int FTI_RecoverVarFinalize(void)
@@ -601,6 +609,7 @@ void *FTI_Realloc(int id, void *ptr)
                  "FTI_GetStoredSize bytes yourself and protect them again", id, why);
         return NULL;
     }
+    fti_post_drain(ctx);
     fti_dirty_release(v->ptr, fti_var_bytes(v)); /* realloc may move its pages, protection and all */
     void *p = realloc(ptr, e->nbytes ? e->nbytes : 1);
     if (p == NULL) {

@@ -1,6 +1,7 @@
 #include "core/checkpoint.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -119,6 +120,15 @@ static void say_taken(fti_ctx *ctx, int64_t id, int level, const fti_taken *done
         fti_metrics_log_summary(ctx, &done->c, secs, "committed");
 }
 
+/* cow_checkpoint: why an L4 checkpoint of store st is written synchronously. */
+static void not_staged(fti_ctx *ctx, const fti_l4_store *st, const fti_commit *c, int straight)
+{
+    char why[160];
+    snprintf(why, sizeof why, "the %s store %s", st->kind->name,
+             straight ? "writes straight to the global file system" : "is not staged");
+    fti_post_not_staged(ctx, c, why);
+}
+
 fti_err fti_checkpoint_take(fti_ctx *ctx, int64_t id, int level)
 {
     double t0 = fti_now();
@@ -223,6 +233,8 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *
     /* staging_mib: the helper thread writes a copy of the data, FTI_Checkpoint returns. */
     if (!straight && (st == NULL || st->stages) && fti_post_can_stage(ctx))
         return stage(ctx, &c, tm);
+    if (st != NULL)
+        not_staged(ctx, st, &c, straight);
     uint64_t mine = 0;
     int bad = -1; /* the first rank that failed a step */
     fti_log_defer(1); /* a write error is said once, by abandon */

@@ -18,4 +18,10 @@
 fti_err fti_checkpoint_write_from(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
                                   uint64_t *bytes);
 
+/* The same, with the capture sets and chunk size of reg's device variables
+ * given: the helper thread writes a copy-on-write snapshot (data/cow.h)
+ * through its own sets, in small chunks (the chunks are its buffers). */
+fti_err fti_checkpoint_write_via(fti_ctx *ctx, const fti_registry *reg, const fti_commit *c,
+                                 uint64_t *bytes, fti_capture_sets *sets, size_t chunk);
+
 #endif /* FTI_CHECKPOINT_WRITE_H */

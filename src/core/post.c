@@ -1,6 +1,7 @@
 #include "core/post.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "core/commit.h"
 #include "base/walltime.h"
 #include "data/ckpt_copy.h"
+#include "data/cow.h"
 #include "base/fault.h"
 #include "fti.h"
 #include "stores/l4_store.h"
@@ -42,6 +44,13 @@ struct fti_post {
     fti_err live_result; /* ... with this result */
     uint64_t need;       /* bytes of this rank's copy */
     uint64_t nlive, max_need; /* agreed by the thread: ranks that wrote live, largest need */
+    /* cow_checkpoint: the thread writes it from a copy-on-write snapshot instead */
+    fti_cow *cow;        /* the snapshot keeper and its pool, from the first snapshot */
+    fti_capture_sets cow_sets; /* the thread's buffers for reading the snapshot */
+    int cowing;          /* the job in flight is written from a snapshot */
+    int drained;         /* ... and every page of it was read (the pages are writable) */
+    int cow_noted;       /* a fallback was logged at INFO once */
+    fti_cow_stats cow_st; /* what the last drain cost */
     double write_secs;   /* metrics: the staged job's local write */
     uint64_t bytes;      /* metrics: its local file */
     /* head */
@@ -76,14 +85,33 @@ static fti_err run_post(fti_ctx *ctx, const fti_commit *c)
 
 static fti_err head_post(fti_ctx *ctx, const fti_commit *c);
 
-/* This rank's local file of c, from the copy (unless it was written from
- * the live buffers before the hand-over). */
+/* Chunks the thread reads a snapshot in: its two buffers are the only
+ * memory the drain adds besides the pool. */
+#define COW_CHUNK (1 << 20)
+
+/* This rank's local file of c from the snapshot; then every page is the
+ * application's again, and a waiting fti_post_drain returns. */
+static fti_err cow_write(fti_post *p, const fti_commit *c)
+{
+    fti_err e = fti_checkpoint_write_via(p->ctx, fti_cow_registry(p->cow), c, &p->bytes,
+                                         &p->cow_sets, COW_CHUNK);
+    fti_cow_end(p->cow, &p->cow_st);
+    pthread_mutex_lock(&p->mu);
+    p->drained = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return e;
+}
+
+/* This rank's local file of c, from the snapshot or the copy (unless it
+ * was written from the live buffers before the hand-over). */
 static fti_err staged_write(fti_post *p, const fti_commit *c)
 {
     if (p->wrote_live)
         return p->live_result;
     double t0 = fti_now();
-    fti_err e = fti_checkpoint_write_from(p->ctx, &p->copy.reg, c, &p->bytes);
+    fti_err e = p->cowing ? cow_write(p, c)
+                          : fti_checkpoint_write_from(p->ctx, &p->copy.reg, c, &p->bytes);
     p->write_secs = fti_now() - t0;
     return e;
 }
@@ -187,15 +215,21 @@ static fti_err start_worker(fti_ctx *ctx, fti_post *p)
         if (!p->head_attached)
             return FTI_E_OK;
     }
-    if (ctx->cfg.staging_mib > 0 || (!ctx->cfg.head && wants_async(&ctx->cfg)))
+    int staging = ctx->cfg.staging_mib > 0 || ctx->cfg.cow_checkpoint;
+    if (staging || (!ctx->cfg.head && wants_async(&ctx->cfg)))
         e = start_thread(ctx, p);
     /* Collective over the application ranks, once: staging then needs none. */
-    if (e == FTI_E_OK && ctx->cfg.staging_mib > 0)
+    if (e == FTI_E_OK && staging)
         p->can_stage = fti_all_ok(ctx->topo.app, p->started);
-    if (e == FTI_E_OK && ctx->cfg.staging_mib > 0 && !p->can_stage && ctx->topo.app_rank == 0)
-        fti_log(FTI_LOG_WARN, "config %s: staging_mib = %d needs MPI initialised with "
+    char key[64];
+    if (ctx->cfg.cow_checkpoint)
+        snprintf(key, sizeof key, "cow_checkpoint = 1");
+    else
+        snprintf(key, sizeof key, "staging_mib = %d", ctx->cfg.staging_mib);
+    if (e == FTI_E_OK && staging && !p->can_stage && ctx->topo.app_rank == 0)
+        fti_log(FTI_LOG_WARN, "config %s: %s needs MPI initialised with "
                 "MPI_Init_thread(MPI_THREAD_MULTIPLE) on every rank; checkpoints are written "
-                "synchronously", ctx->cfg.file, ctx->cfg.staging_mib);
+                "synchronously", ctx->cfg.file, key);
     return e;
 }
 
@@ -225,6 +259,8 @@ void fti_post_shutdown(fti_ctx *ctx)
         MPI_Send(&bye, 1, MPI_INT, ctx->topo.head_global, TAG_END(ctx), ctx->topo.global);
     }
     fti_ckpt_copy_free(&p->copy);
+    fti_cow_free(p->cow);
+    fti_capture_sets_free(&p->cow_sets);
     free(p);
     ctx->post = NULL;
     memset(ctx->post_async, 0, sizeof ctx->post_async);
@@ -279,13 +315,61 @@ int fti_post_can_stage(const fti_ctx *ctx)
     return ctx->post != NULL && ctx->post->can_stage;
 }
 
+/* Why this checkpoint is not copy-on-write, in one line: at INFO the first
+ * time, at DEBUG after (the reason rarely changes between checkpoints). */
+static void cow_fallback(fti_post *p, const fti_commit *c, const char *why, const char *instead)
+{
+    fti_log(p->cow_noted ? FTI_LOG_DEBUG : FTI_LOG_INFO, "checkpoint #%llu: not copy-on-write "
+            "(cow_checkpoint = 1): %s; %s", (unsigned long long)c->seq, why, instead);
+    p->cow_noted = 1;
+}
+
+void fti_post_not_staged(fti_ctx *ctx, const fti_commit *c, const char *why)
+{
+    if (ctx->cfg.cow_checkpoint && ctx->post != NULL && ctx->post->can_stage)
+        cow_fallback(ctx->post, c, why, "written synchronously");
+}
+
+/* cow_checkpoint: 1 when the protected data is now a copy-on-write
+ * snapshot for the thread to write. */
+static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
+{
+    char why[512] = "";
+    if (!ctx->cfg.cow_checkpoint)
+        return 0;
+    if (p->cow == NULL && (p->cow = fti_cow_new((size_t)ctx->cfg.cow_max_mib << 20)) == NULL)
+        snprintf(why, sizeof why, "out of memory for a pool of cow_max_mib = %d MiB",
+                 ctx->cfg.cow_max_mib);
+    else if (fti_cow_take(p->cow, &ctx->reg, why, sizeof why) == 0)
+        return 1;
+    cow_fallback(p, c, why,
+                 ctx->cfg.staging_mib > 0 ? "the staging copy is used (staging_mib)"
+                                          : "written synchronously (staging_mib = 0)");
+    return 0;
+}
+
+void fti_post_drain(fti_ctx *ctx)
+{
+    fti_post *p = ctx->post;
+    if (p == NULL || !p->in_flight || !p->cowing)
+        return;
+    pthread_mutex_lock(&p->mu);
+    while (!p->drained)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void fti_post_stage(fti_ctx *ctx, const fti_commit *c, fti_ckpt_timing *tm)
 {
     fti_post *p = ctx->post;
     p->need = fti_ckpt_copy_need(&ctx->reg);
     p->wrote_live = 0;
     p->bytes = 0;
-    if (p->need > (uint64_t)ctx->cfg.staging_mib << 20 ||
+    p->drained = 0;
+    p->cowing = take_snapshot(ctx, p, c);
+    if (p->cowing)
+        p->need = 0; /* nothing copied */
+    else if (p->need > (uint64_t)ctx->cfg.staging_mib << 20 ||
         fti_ckpt_copy_take(&p->copy, &ctx->reg, &ctx->capture,
                            (size_t)ctx->cfg.gpu_host_bufsize) != FTI_E_OK)
         write_live(ctx, p, c);
@@ -308,6 +392,11 @@ static void log_staged(fti_ctx *ctx, const fti_post *p)
                 "to copy (largest %.1f MiB) and wrote synchronously; post-processing ran in the "
                 "background", (unsigned long long)c->seq, (unsigned long long)p->nlive,
                 ctx->cfg.staging_mib, (double)p->max_need / (1 << 20));
+    else if (p->cowing)
+        fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written copy-on-write in the "
+                "background (rank 0: %zu pages copied before the writer took them, at most %zu "
+                "at once, %zu writes waited for it)", (unsigned long long)c->seq, c->level,
+                p->cow_st.pooled, p->cow_st.peak_slots, p->cow_st.waits);
     else
         fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d staged (%.1f MiB copied on the "
                 "largest rank), written in the background", (unsigned long long)c->seq, c->level,
@@ -359,6 +448,7 @@ static fti_err finish(fti_ctx *ctx)
         tm->bytes = p->bytes;
         log_staged(ctx, p);
         p->staged = 0;
+        p->cowing = 0;
     }
     if (!fti_all_ok(ctx->topo.app, e == FTI_E_OK)) {
         fti_metrics_checkpoint(ctx, &p->job, tm, "failed");

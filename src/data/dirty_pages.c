@@ -45,6 +45,8 @@ typedef struct region {
     _Atomic uint64_t *bits;
     _Atomic int overflow; /* the kernel refused a page's mprotect: all dirty */
     _Atomic long long released_ns; /* CLOCK_MONOTONIC of the release (R_RELEASED) */
+    fti_dirty_before_write before; /* NULL, or called before a faulting page is made writable */
+    void *before_arg;
 } region;
 
 static region regions[MAX_REGIONS];
@@ -67,10 +69,15 @@ static int mark(region *r, uintptr_t a)
 {
     size_t p = (a - r->first) / page_size;
     void *pg = (void *)(r->first + p * page_size);
+    if (r->before != NULL)
+        r->before(r->before_arg, p);
     if (mprotect(pg, page_size, PROT_READ | PROT_WRITE) == 0) {
         atomic_fetch_or(&r->bits[p / 64], (uint64_t)1 << (p % 64));
         return 1;
     }
+    /* Every page is about to become writable: a hook must see them all first. */
+    for (size_t q = 0; r->before != NULL && q < r->npages; q++)
+        r->before(r->before_arg, q);
     if (mprotect((void *)r->first, r->npages * page_size, PROT_READ | PROT_WRITE) != 0)
         return 0;
     atomic_store(&r->overflow, 1);
@@ -91,17 +98,17 @@ static long long now_ns(void)
  * its own (retried meanwhile, never lost). */
 static int handle(uintptr_t a)
 {
-    int n = atomic_load_explicit(&nused, memory_order_acquire);
+    int n = atomic_load_explicit(&nused, memory_order_acquire), retry = 0;
     for (int i = 0; i < n; i++) {
         region *r = &regions[i];
         int st = atomic_load_explicit(&r->state, memory_order_acquire);
         if (st == R_FREE || a < r->first || a >= r->first + r->npages * page_size)
             continue;
-        if (st == R_RELEASED)
-            return now_ns() - atomic_load(&r->released_ns) < STALE_NS;
-        return mark(r, a);
+        if (st == R_ACTIVE) /* a live region wins over a released one on the same pages */
+            return mark(r, a);
+        retry |= now_ns() - atomic_load(&r->released_ns) < STALE_NS;
     }
-    return 0;
+    return retry;
 }
 
 /* The process's previous disposition. SIG_DFL (or SIG_IGN, which the
@@ -219,11 +226,19 @@ static int prepare(region *r, void *ptr, size_t nbytes, int owner, uintptr_t fir
     r->first = first;
     r->npages = npages;
     r->bits = bits;
+    r->before = NULL;
+    r->before_arg = NULL;
     atomic_store(&r->overflow, 0);
     return 0;
 }
 
 int fti_dirty_track(void *ptr, size_t nbytes, int owner, char *why, size_t cap)
+{
+    return fti_dirty_track_hook(ptr, nbytes, owner, NULL, NULL, why, cap);
+}
+
+int fti_dirty_track_hook(void *ptr, size_t nbytes, int owner, fti_dirty_before_write before,
+                         void *arg, char *why, size_t cap)
 {
     if (find(ptr, nbytes, owner) != NULL)
         return 0;
@@ -251,6 +266,8 @@ int fti_dirty_track(void *ptr, size_t nbytes, int owner, char *why, size_t cap)
         snprintf(why, cap, "out of memory for a bitmap of %zu pages", npages);
         return -1;
     }
+    r->before = before; /* published with the state below */
+    r->before_arg = arg;
     if (mprotect((void *)first, end - first, PROT_READ) != 0) {
         snprintf(why, cap, "mprotect: %s", strerror(errno));
         free((void *)r->bits);

@@ -41,6 +41,22 @@ typedef struct fti_dirty_set {
  * written since this call (the caller has to read everything now). */
 int fti_dirty_track(void *ptr, size_t nbytes, int owner, char *why, size_t why_cap);
 
+/* Called by the SIGSEGV handler, in the thread that wrote, before page
+ * `index` (0: the region's first whole page) of a region tracked with
+ * fti_dirty_track_hook is made writable; it may block until the page's
+ * bytes are safe elsewhere (copy-on-write checkpoints, data/cow.c). Runs
+ * in a signal handler: async-signal-safe code only. */
+typedef void (*fti_dirty_before_write)(void *arg, size_t index);
+
+/* fti_dirty_track, with `before` (may be NULL) called on every write fault
+ * of the region until it is reset or released. A fault on a page already
+ * written since the last reset does not happen (it is writable), so
+ * `before` sees each page at most once per interval. Where the kernel refuses
+ * to split the mapping for one page (vm.max_map_count), `before` is called
+ * for every page of the region before all of them become writable. */
+int fti_dirty_track_hook(void *ptr, size_t nbytes, int owner, fti_dirty_before_write before,
+                         void *arg, char *why, size_t why_cap);
+
 /* Whether exactly [ptr, ptr + nbytes) is tracked for owner. */
 int fti_dirty_tracked(const void *ptr, size_t nbytes, int owner);
 

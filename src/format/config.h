@@ -77,6 +77,9 @@ typedef struct fti_config {
     int dcp_stack_size;  /* dCP layers per chain before a new full base, 0: default */
     int dcp_dirty_tracking; /* [advanced] (ours): 1 hashes only pages written since the last
                              * layer (data/dirty_pages.h); 0, the default, hashes everything */
+    int cow_checkpoint;  /* [advanced] (ours): 1 makes an asynchronous checkpoint a
+                          * copy-on-write snapshot (data/cow.h) instead of a copy */
+    int cow_max_mib;     /* [advanced] (ours): pool of pages copied during a drain, per rank */
     int verbosity;
     int log_style;          /* (ours) [advanced] log_style: fti_log_style, default fti */
     int64_t transfer_size;

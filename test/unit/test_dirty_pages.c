@@ -249,6 +249,44 @@ static void runs_reprotected(void **state)
     munmap(p, NPAGES * pg);
 }
 
+/* What the hook saw: the byte each page held when its first write faulted. */
+static int hook_calls;
+static char hook_seen[NPAGES];
+static char *hook_base;
+
+static void before_write(void *arg, size_t index)
+{
+    assert_ptr_equal(arg, &hook_calls);
+    hook_calls++;
+    hook_seen[index] = hook_base[index * pg];
+}
+
+/* The copy-on-write hook runs once per page, before the write lands: it
+ * still reads the page's old byte, and the write goes on afterwards. */
+static void hook_sees_page_before_write(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256] = "";
+    for (size_t i = 0; i < NPAGES; i++)
+        p[i * pg] = (char)(10 + i);
+    hook_base = p;
+    hook_calls = 0;
+    memset(hook_seen, 0, sizeof hook_seen);
+    assert_int_equal(fti_dirty_track_hook(p, NPAGES * pg, 7, before_write, &hook_calls, why,
+                                          sizeof why), 0);
+    p[3 * pg] = 99;
+    p[3 * pg + 1] = 98; /* the same page again: writable by now, no second call */
+    p[12 * pg] = 97;
+    assert_int_equal(hook_calls, 2);
+    assert_int_equal(hook_seen[3], 13);
+    assert_int_equal(hook_seen[12], 22);
+    assert_int_equal(p[3 * pg], 99);
+    assert_int_equal(p[12 * pg], 97);
+    assert_int_equal(reset_mask(p, NPAGES), (1u << 3) | (1u << 12));
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
 #define RACE_PAGES 64
 
 static _Atomic int race_stop;
@@ -308,6 +346,32 @@ static void write_racing_reset_seen(void **state)
     munmap(p, n);
 }
 
+/* A region tracked again over the pages of one just released, in a slot
+ * after the released one's (a failed track left that slot free): a write
+ * is the live region's, not a retry for the released one (which spun for
+ * a second and then ended the process by SIGSEGV). */
+static void live_region_before_released(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256] = "";
+    char *gone = map_pages(2, PROT_READ | PROT_WRITE);
+    munmap(gone, 2 * pg); /* mprotect fails there: its slot is left free */
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    assert_int_equal(fti_dirty_track(gone, 2 * pg, 8, why, sizeof why), -1);
+    fti_dirty_release(p, NPAGES * pg);
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 9, why, sizeof why), 0);
+    fti_dirty_set s;
+    assert_int_equal(fti_dirty_reset(p, NPAGES * pg, 9, &s, why, sizeof why), 0);
+    fti_dirty_set_free(&s);
+    p[2 * pg] = 5;
+    assert_int_equal(fti_dirty_reset(p, NPAGES * pg, 9, &s, why, sizeof why), 0);
+    assert_true(fti_dirty_set_any(&s, 2 * pg, 1));
+    assert_false(fti_dirty_set_any(&s, 3 * pg, 1));
+    fti_dirty_set_free(&s);
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
 int main(void)
 {
     pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -321,6 +385,8 @@ int main(void)
         cmocka_unit_test(kernel_writes_after_release),
         cmocka_unit_test(runs_reprotected),
         cmocka_unit_test(write_racing_reset_seen),
+        cmocka_unit_test(hook_sees_page_before_write),
+        cmocka_unit_test(live_region_before_released),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,10 @@
  *                                              committed one; default R = N-2: the newest is
  *                                              still in flight), then finalize
  *
+ * $CKPT_PROG_SCRIBBLE_PCT=P: mode staged overwrites only the first P% of the grid (and
+ * nothing else) after each FTI_Checkpoint, instead of every buffer.
+ * $CKPT_PROG_ALIAS set: variable 5 protects the grid's first half again (pages two
+ * variables share: copy-on-write cannot protect them twice).
  * $CKPT_PROG_SALT=N (N > 0): other bytes for the same SEED and checkpoint id (another
  * job's data, tests of two jobs sharing the folders).
  * $CKPT_PROG_MAPS set: at the end, each rank prints every line of its /proc/self/maps
@@ -101,6 +105,8 @@ static int protect_all(state *s, int rank, size_t kib)
     rc |= FTI_Protect(2, s->bytes, (int64_t)s->nbytes, FTI_CHAR);
     rc |= FTI_Protect(3, s->parts, 7, s->ptype);
     rc |= FTI_Protect(4, NULL, 0, FTI_DBLE);
+    if (getenv("CKPT_PROG_ALIAS") != NULL)
+        rc |= FTI_Protect(5, s->grid, (int64_t)s->ngrid / 2, FTI_DBLE);
     FTIT_attribute at = {.name = "grid", .dim = {1, {(int64_t)s->ngrid}}};
     rc |= FTI_SetAttribute(1, at, FTI_ATTRIBUTE_NAME | FTI_ATTRIBUTE_DIM);
     return rc;
@@ -138,6 +144,19 @@ static void tamper(const char *path)
     fclose(f);
 }
 
+/* What the application does right after FTI_Checkpoint returns in mode
+ * staged: overwrite every buffer, or pct% of the grid. */
+static void scribble(state *s, int rank)
+{
+    const char *pct = getenv("CKPT_PROG_SCRIBBLE_PCT");
+    if (pct == NULL) {
+        fill_all(s, 7777, rank);
+        return;
+    }
+    size_t n = s->ngrid * sizeof(double) / 100 * (size_t)atoi(pct);
+    fill(s->grid, n, 7777, rank, 1);
+}
+
 /* Mode "staged" (staging_mib): the buffers change as soon as FTI_Checkpoint
  * returns, so a checkpoint written from the live buffers in the background
  * would hold the wrong bytes; check SEED+N-1 proves it holds these. */
@@ -150,7 +169,7 @@ static int staged(state *s, int seed, int rank, int level, int n, int r)
             fprintf(stderr, "rank %d: FTI_Checkpoint(%d) failed\n", rank, seed + k);
             status = 1;
         }
-        fill_all(s, 7777, rank);
+        scribble(s, rank);
     }
     if (r >= 0) {
         long bad = FTI_Recover() == FTI_SCES ? check_all(s, seed + r, rank) : -1;
