@@ -26,6 +26,7 @@
 #include "stores/hdf5/h5_single.h"
 #include "stores/dcp.h"
 #include "runtime/watchdog.h"
+#include "runtime/ulfm.h"
 #include "stores/l4_store.h"
 #include "core/levels.h"
 #include "runtime/conf_update.h"
@@ -100,14 +101,17 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
      * of comm, with the ranks that met it (fti_agree). */
     fti_log_defer(1);
     fti_err e = fti_config_load(&ctx->cfg, configFile);
+    int nranks;
+    MPI_Comm_size(comm, &nranks);
+    if (e == FTI_E_OK)
+        e = fti_ulfm_check(&ctx->cfg, nranks); /* online_recovery: this MPI can? */
     e = fti_agree(comm, e, FTI_E_CONFIG, "config %s rejected on another rank", configFile);
     fti_log_defer(0);
     if (e != FTI_E_OK)
         return e;
     fti_l4_stores_choose(ctx); /* the L4 stores, once */
-    int rank, nranks;
+    int rank;
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
     fti_log_setup(rank, ctx->cfg.verbosity);
     fti_log_defer(1);
     if (fti_fault_init(rank, nranks) != 0)
