@@ -46,6 +46,7 @@ struct options {
     int iters;
     int crash_at; /* -1: no injected crash */
     int crash_rank;
+    const char *crash_lose; /* a folder renamed away at the crash: the node's disk lost */
     const char *config;
     const char *output; /* NULL: digest on stdout only */
 };
@@ -71,7 +72,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: heatdis [--mib M | --rows R] [--cols C] [--iters N]\n"
             "               [--config FILE] [--output FILE]\n"
-            "               [--crash-at ITER --crash-rank R]\n"
+            "               [--crash-at ITER --crash-rank R [--crash-lose DIR]]\n"
             "  --mib M        size of one grid per rank in MiB (default %d)\n"
             "  --rows R       interior rows per rank (overrides --mib)\n"
             "  --cols C       columns (default %d)\n"
@@ -79,7 +80,9 @@ static void usage(FILE *out)
             "  --config FILE  FTI config (default heatdis.fti)\n"
             "  --output FILE  where rank 0 writes the final grid digest\n"
             "  --crash-at I   rank --crash-rank kills itself (SIGKILL) at iteration I,\n"
-            "                 on a fresh start only\n",
+            "                 on a fresh start only\n"
+            "  --crash-lose D the crashing rank first renames folder D to D.lost (its\n"
+            "                 node's storage lost with it, for online recovery tests)\n",
             DEFAULT_MIB, DEFAULT_COLS, DEFAULT_ITERS);
 }
 
@@ -99,6 +102,7 @@ static int parse_one(struct options *o, const char *key, const char *val, int64_
     int64_t n = parse_count(val);
     if (!strcmp(key, "--config")) o->config = val;
     else if (!strcmp(key, "--output")) o->output = val;
+    else if (!strcmp(key, "--crash-lose")) o->crash_lose = val;
     else if (n < 0) return -1;
     else if (!strcmp(key, "--mib")) *mib = n;
     else if (!strcmp(key, "--rows")) o->rows = n;
@@ -217,6 +221,13 @@ static void maybe_crash(const struct options *o, const struct stats *st, int ran
         return;
     fprintf(stderr, "heatdis: rank %d: injected crash (SIGKILL) at iteration %d\n", rank, iter);
     fflush(stderr);
+    if (o->crash_lose) { /* one rename: the node and its disk go at the same moment */
+        char lost[4096];
+        snprintf(lost, sizeof lost, "%s.lost", o->crash_lose);
+        if (rename(o->crash_lose, lost) != 0)
+            fprintf(stderr, "heatdis: rank %d: cannot rename %s: %s\n", rank, o->crash_lose,
+                    strerror(errno));
+    }
     raise(SIGKILL);
 }
 
@@ -380,6 +391,10 @@ static int heatdis(const struct options *o, struct stats *st)
     if (rank == 0)
         printf("heatdis: %d ranks x %" PRId64 " x %" PRId64 " cells, %d iterations, %s\n",
                nprocs, o->rows, o->cols, o->iters, st->restarted ? "restart" : "fresh start");
+    /* With online_recovery = 1 the ranks go on from here after a rank failed:
+     * the loop's first FTI_Snapshot restores the checkpoint (docs/USER_GUIDE.md). */
+    FTI_RESUME_POINT();
+    st->restarted = FTI_Status() != 0;
     double t0 = MPI_Wtime();
     int rc = run_loop(o, &g, &iter, st);
     st->loop_s = MPI_Wtime() - t0;
