@@ -348,6 +348,9 @@ void FTI_Resumed(void)
     if (e != FTI_E_OK)
         online_failed(ctx, e);
     ctx->metrics.job.restarted = 1;
+    /* the jump came back into setjmp, past FTI_ResumeJmp: armed again here,
+     * for the next failure */
+    ctx->ulfm.armed = 1;
 }
 
 const char *FTI_GetVersion(void)

@@ -9,6 +9,7 @@
 #include "core/post.h"
 #include "core/recover.h"
 #include "runtime/collective.h"
+#include "runtime/jobstatus.h"
 #include "runtime/recover_state.h"
 #include "runtime/log_fti.h"
 #include "runtime/ulfm.h"
@@ -38,7 +39,11 @@ static fti_err rejoin(fti_ctx *ctx, MPI_Comm work, int replacement)
     fti_recover_release(ctx);
     memset(&ctx->rec, 0, sizeof ctx->rec);
     ctx->rec.var_fd = -1;
-    fti_topology_free(&ctx->topo); /* revoked: freed, never used */
+    /* The revoked communicators are left as they are, not freed: requests
+     * the program had in flight at the jump still name them (Open MPI
+     * aborts when such a request fails after its communicator was freed).
+     * A few handles per recovery. */
+    fti_topology_reset(&ctx->topo);
     fti_err e = fti_topology_build(&ctx->topo, &ctx->cfg, work);
     MPI_Comm_free(&work);
     if (e != FTI_E_OK)
@@ -73,12 +78,17 @@ fti_err fti_online_repair(fti_ctx *ctx)
         return e;
     double t1 = fti_now();
     e = rejoin(ctx, work, replacement);
-    if (e == FTI_E_OK && ctx->topo.app_rank == 0)
+    double t2 = fti_now();
+    if (e != FTI_E_OK || !ctx->rec.pending)
+        return e == FTI_E_OK ? FTI_E_NOREC : e;
+    if (ctx->topo.app_rank == 0)
         fti_log(FTI_LOG_INFO, "online recovery: %d rank%s replaced by spares in %.3f s, restart "
                 "from checkpoint %lld chosen in %.3f s", ctx->ulfm.replaced,
-                ctx->ulfm.replaced == 1 ? "" : "s", t1 - t0,
-                (long long)(ctx->rec.pending ? ctx->rec.chosen.id : -1), fti_now() - t1);
-    return e;
+                ctx->ulfm.replaced == 1 ? "" : "s", t1 - t0, (long long)ctx->rec.chosen.id,
+                t2 - t1);
+    fti_jobstatus_online(ctx->topo.app_rank, ctx->ulfm.replaced, t1 - t0, t2 - t1,
+                         &ctx->rec.chosen);
+    return FTI_E_OK;
 }
 
 fti_err fti_online_serve_spare(fti_ctx *ctx)

@@ -74,10 +74,14 @@ static void on_failure(MPI_Comm *comm, int *code, ...)
 {
     fti_ulfm *u = active;
     char msg[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
+    int len = 0, revoked = 0;
     MPI_Error_string(*code, msg, &len);
-    if (u == NULL || !is_failure(*code) || !u->armed) {
-        fti_log(FTI_LOG_ERROR, "%s%s", msg, u != NULL && is_failure(*code) ?
+    /* Open MPI 5.0's nonblocking collectives (the watchdog's) say
+     * MPI_ERR_OTHER on a revoked communicator: that is a failure too */
+    MPIX_Comm_is_revoked(*comm, &revoked);
+    int failure = is_failure(*code) || revoked;
+    if (u == NULL || !failure || !u->armed) {
+        fti_log(FTI_LOG_ERROR, "%s%s", msg, u != NULL && failure ?
                 "; online recovery needs the program's FTI_RESUME_POINT() before its main "
                 "loop: the job ends" : "");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -108,6 +112,11 @@ fti_err fti_ulfm_setup(fti_ulfm *u, const fti_config *cfg, MPI_Comm comm, MPI_Co
     u->role = rank < u->nwork ? rank : -1;
     MPI_Comm_create_errhandler(on_failure, &u->handler);
     active = u;
+    /* A request the program left behind at the jump may fail later, with no
+     * communicator to report on (Open MPI: "error after request freed"): not
+     * fatal to a job that repaired itself. */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_split(u->whole, u->role < 0, rank, work);
     if (u->role < 0)
         MPI_Comm_free(work); /* spares get their communicator when they replace a rank */

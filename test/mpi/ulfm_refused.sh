@@ -5,6 +5,7 @@
 # (<its name>)". Built with ULFM: spare_ranks taking every rank is refused.
 source "$(dirname "$0")/lib.sh"
 P="$PROGS/test_prog_ckpt_prog"
+[ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 expect_init_fail() {
   local name="$1" cfg="$2" pattern="$3"
