@@ -301,9 +301,33 @@ FTI_API const char *FTI_GetVersion(void);
             FTI_Resumed();                          \
     } while (0)
 
-/* FTI_RESUME_POINT's parts: the jump buffer (arms the point) and the repair
- * after a jump (on failure it ends the job with MPI_Abort). */
+/**
+ * FTI_ResumeJmp - the jump buffer of FTI_RESUME_POINT
+ *
+ * Part of FTI_RESUME_POINT(), not called by programs: arms the resume point
+ * (with online_recovery = 1, a failure then jumps back to it) and returns
+ * the buffer its setjmp fills.
+ *
+ * Returns: the library's jump buffer (never NULL).
+ * Scope: local.
+ * FTI 1.6: not in FTI; an addition of this library.
+ */
 FTI_API jmp_buf *FTI_ResumeJmp(void);
+
+/**
+ * FTI_Resumed - repair the job after a jump to FTI_RESUME_POINT
+ *
+ * Part of FTI_RESUME_POINT(), not called by programs: after a failure the
+ * surviving ranks and the spares repair the communicator (a spare takes
+ * the failed rank's number), FTI_COMM_WORLD becomes the repaired one and a
+ * restart is pending (FTI_Status() != 0), as after a relaunch. When no
+ * spare is left or no checkpoint can be restored on every rank, it ends the
+ * job with MPI_Abort, as a failure without online recovery does.
+ *
+ * Returns: nothing; it returns only once the job is repaired.
+ * Scope: collective over every live rank of the job.
+ * FTI 1.6: not in FTI; an addition of this library.
+ */
 FTI_API void FTI_Resumed(void);
 
 /**

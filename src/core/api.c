@@ -216,6 +216,7 @@ static int serve_spare(fti_ctx *ctx)
         fti_fail(e, "online recovery: no checkpoint that every rank can restore");
     if (e != FTI_E_OK)
         online_failed(ctx, e);
+    FTI_COMM_WORLD = ctx->topo.app;
     ctx->state = FTI_ST_READY;
     ctx->metrics.job.restarted = 1;
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, &ctx->rec.chosen);
@@ -296,6 +297,9 @@ int FTI_Finalize(void)
     fti_ctx *ctx = ready("FTI_Finalize");
     if (ctx == NULL)
         return FTI_NSCS;
+    /* the resume point's frame may be gone: a failure from here on ends the
+     * job (online recovery) */
+    ctx->ulfm.armed = 0;
     fti_err e = fti_post_wait(ctx);
     fti_metrics_flush_restore(ctx);
     if (!ctx->topo.is_head)
@@ -347,6 +351,7 @@ void FTI_Resumed(void)
         fti_fail(e, "online recovery: no checkpoint that every rank can restore");
     if (e != FTI_E_OK)
         online_failed(ctx, e);
+    FTI_COMM_WORLD = ctx->topo.app;
     ctx->metrics.job.restarted = 1;
     /* the jump came back into setjmp, past FTI_ResumeJmp: armed again here,
      * for the next failure */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fti.h"
 #include "base/log.h"
 #include "base/walltime.h"
 #include "core/post.h"
@@ -63,8 +62,7 @@ static fti_err rejoin(fti_ctx *ctx, MPI_Comm work, int replacement)
     if (e != FTI_E_OK)
         return e;
     fti_schedule_init(&ctx->sched, &ctx->cfg);
-    FTI_COMM_WORLD = ctx->topo.app;
-    fti_online_watch(ctx);
+    fti_online_watch(ctx); /* FTI_COMM_WORLD becomes topo.app in the caller (api.c) */
     return fti_recover_prepare(ctx);
 }
 

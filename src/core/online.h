@@ -16,9 +16,10 @@
 void fti_online_watch(fti_ctx *ctx);
 
 /* Collective over every live rank (survivors from FTI_Resumed, spares from
- * their wait): repair, then rejoin. FTI_E_MPI when no spare is left or the
- * repair failed; an error of the restart choice (fti_recover_prepare)
- * otherwise. */
+ * their wait): repair, then rejoin; the caller sets FTI_COMM_WORLD to
+ * ctx->topo.app. FTI_E_MPI when no spare is left or the repair failed;
+ * FTI_E_NOREC when no checkpoint can be restored; an error of the restart
+ * choice (fti_recover_prepare) otherwise. */
 fti_err fti_online_repair(fti_ctx *ctx);
 
 /* On a spare, in FTI_Init: waits. Released by FTI_Finalize, it ends the
