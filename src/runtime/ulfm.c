@@ -32,6 +32,29 @@ void fti_ulfm_mpi_name(char *out, size_t n)
     out[k] = '\0';
 }
 
+/* Open MPI turns ULFM on per job (mpiexec --with-ft ulfm sets its MCA
+ * variable mpi_ft_enable): 1 on, 0 off, -1 when it cannot be asked. */
+static int ft_enabled(void)
+{
+#ifdef FTI_HAVE_ULFM
+    int provided, idx, count, on = -1;
+    MPI_T_cvar_handle h;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return -1;
+    if (MPI_T_cvar_get_index("mpi_ft_enable", &idx) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+        int v = 0; /* a bool, read as an int */
+        if (MPI_T_cvar_read(h, &v) == MPI_SUCCESS)
+            on = v != 0;
+        MPI_T_cvar_handle_free(&h);
+    }
+    MPI_T_finalize();
+    return on;
+#else
+    return -1;
+#endif
+}
+
 fti_err fti_ulfm_check(const fti_config *cfg, int comm_size)
 {
     if (!cfg->online_recovery)
@@ -44,6 +67,10 @@ fti_err fti_ulfm_check(const fti_config *cfg, int comm_size)
                         "Open MPI 5 run with mpiexec --with-ft ulfm; set online_recovery = 0",
                         cfg->file, name);
     }
+    if (ft_enabled() == 0)
+        fti_log_rank0(FTI_LOG_WARN, "config %s: [basic] online_recovery = 1 but this job runs "
+                      "without MPI's fault tolerance (Open MPI: mpiexec --with-ft ulfm): a failed "
+                      "rank ends the job", cfg->file);
     if (cfg->spare_ranks >= comm_size)
         return fti_fail(FTI_E_CONFIG, "config %s: [basic] spare_ranks = %d leaves no rank for the "
                         "application: the job has %d ranks", cfg->file, cfg->spare_ranks, comm_size);

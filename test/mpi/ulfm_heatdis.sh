@@ -45,6 +45,20 @@ delayed() { echo "r$1\] warning: fault injection: 1 s delay"; }
 # issues 9434, 11404): when rank 0 has written its digest and its stats line
 # and mpiexec is still there 15 s later, the job is stopped, said so and
 # counted as ended (status 0); the results are checked as usual.
+# stop_job PID: ends mpiexec PID and its processes. Open MPI's mpiexec
+# waiting on a dead process ("Abort is in progress") ignores one SIGTERM:
+# after 5 s its children and itself get SIGKILL (by their process ids).
+stop_job() {
+  local pid="$1" c
+  kill "$pid" 2>/dev/null || return 0
+  for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then
+    for c in $(pgrep -P "$pid"); do kill -9 "$c" 2>/dev/null || true; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
 run_once() {
   local name="$1" spares="$2" cfg="$3" pid waited=0 done_at=-1 abort_at=-1; shift 3
   rm -rf "$T/nodes" "$T/global" "$T/meta"; mkdir -p "$T/nodes" "$T/global" "$T/meta"
@@ -60,7 +74,7 @@ run_once() {
     if [ "$done_at" -ge 0 ] && [ $((waited - done_at)) -ge 15 ]; then
       echo "note: $name: mpiexec still running 15 s after the results (Open MPI's MPI_Finalize" \
         "after a failure: open-mpi/ompi#11404); stopped"
-      kill "$pid"; wait "$pid" || true; return 0
+      stop_job "$pid"; return 0
     fi
     # an aborted job (ours or Open MPI's) whose mpiexec waits on the dead
     # process: stopped 10 s after the abort, it failed
@@ -68,9 +82,9 @@ run_once() {
       abort_at=$waited
     fi
     if [ "$abort_at" -ge 0 ] && [ $((waited - abort_at)) -ge 10 ]; then
-      kill "$pid"; wait "$pid" || true; return 1
+      stop_job "$pid"; return 1
     fi
-    [ "$waited" -lt 120 ] || { kill "$pid"; wait "$pid" || true; return 124; }
+    [ "$waited" -lt 120 ] || { stop_job "$pid"; return 124; }
   done
   wait "$pid"
 }
