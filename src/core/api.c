@@ -26,6 +26,7 @@
 #include "stores/hdf5/h5_single.h"
 #include "stores/dcp.h"
 #include "runtime/watchdog.h"
+#include "runtime/ulfm.h"
 #include "stores/l4_store.h"
 #include "core/levels.h"
 #include "runtime/conf_update.h"
@@ -36,6 +37,7 @@
 #include "core/recover.h"
 #include "core/staging.h"
 #include "core/cleanup.h"
+#include "core/online.h"
 #ifdef FTI_HAVE_CUDA
 #include "cuda/fti_cuda.h"
 #endif
@@ -101,11 +103,20 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
      * of comm, with the ranks that met it (fti_agree). */
     fti_log_defer(1);
     fti_err e = fti_config_load(&ctx->cfg, configFile);
+    int njob;
+    MPI_Comm_size(comm, &njob);
+    if (e == FTI_E_OK)
+        e = fti_ulfm_check(&ctx->cfg, njob); /* online_recovery: this MPI can? */
     e = fti_agree(comm, e, FTI_E_CONFIG, "config %s rejected on another rank", configFile);
     fti_log_defer(0);
     if (e != FTI_E_OK)
         return e;
     fti_l4_stores_choose(ctx); /* the L4 stores, once */
+    /* online_recovery: the spares (the last ranks) stop here; the others
+     * go on over the application ranks' communicator */
+    fti_ulfm_setup(&ctx->ulfm, &ctx->cfg, comm, &comm);
+    if (ctx->ulfm.on && ctx->ulfm.role < 0)
+        return fti_layout_init(&ctx->dirs, &ctx->cfg);
     int rank, nranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
@@ -208,6 +219,32 @@ static void say_ready(const fti_ctx *ctx)
         fti_log(FTI_LOG_INFO, "%s", head_hint);
 }
 
+/* Online recovery cannot go on (no spare left, no checkpoint all ranks can
+ * restore): the job ends as it would without it, and fti-run relaunches. */
+static void online_failed(fti_ctx *ctx, fti_err e)
+{
+    fti_log(FTI_LOG_ERROR, "%s; no online recovery: the job ends (MPI_Abort)", fti_last_error());
+    fti_jobstatus_init_error(ctx->topo.global_rank, e, fti_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* A spare (online_recovery, spare_ranks): waits in FTI_Init and returns only
+ * as the rank it replaces, its restart pending; released by FTI_Finalize,
+ * it ends as a head does. */
+static int serve_spare(fti_ctx *ctx)
+{
+    fti_err e = fti_online_serve_spare(ctx);
+    if (e == FTI_E_NOREC)
+        fti_fail(e, "online recovery: no checkpoint that every rank can restore");
+    if (e != FTI_E_OK)
+        online_failed(ctx, e);
+    FTI_COMM_WORLD = ctx->topo.app;
+    ctx->state = FTI_ST_READY;
+    ctx->metrics.job.restarted = 1;
+    fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, &ctx->rec.chosen);
+    return FTI_SCES;
+}
+
 int FTI_Init(const char *configFile, MPI_Comm globalComm)
 {
     fti_ctx *ctx = &the_ctx;
@@ -232,13 +269,17 @@ int FTI_Init(const char *configFile, MPI_Comm globalComm)
     fti_clear_error();
 
     fti_err e = init_steps(ctx, configFile, globalComm);
-    if (e == FTI_E_OK)
+    int spare = e == FTI_E_OK && ctx->ulfm.on && ctx->ulfm.role < 0;
+    if (e == FTI_E_OK && !spare)
         e = fti_post_init(ctx);
     if (e != FTI_E_OK) {
         fti_jobstatus_init_error(rank, e, fti_last_error());
         return init_failed(ctx, e, 0);
     }
+    if (spare)
+        return serve_spare(ctx);
     FTI_COMM_WORLD = ctx->topo.app;
+    fti_online_watch(ctx); /* online_recovery: the failure handler */
     ctx->state = FTI_ST_READY;
     fti_watchdog_setup(ctx->cfg.head);
     if (ctx->topo.is_head)
@@ -275,6 +316,9 @@ int FTI_Finalize(void)
     fti_ctx *ctx = ready("FTI_Finalize");
     if (ctx == NULL)
         return FTI_NSCS;
+    /* the resume point's frame may be gone: a failure from here on ends the
+     * job (online recovery) */
+    ctx->ulfm.armed = 0;
     fti_err e = fti_post_wait(ctx);
     fti_metrics_flush_restore(ctx);
     if (!ctx->topo.is_head)
@@ -296,6 +340,7 @@ int FTI_Finalize(void)
      * returns before the write is done, as FTI's FTI_Finalize ends in a barrier. */
     if (!ctx->topo.is_head)
         MPI_Barrier(ctx->topo.app);
+    fti_online_release(ctx); /* the spares waiting in FTI_Init end */
     fti_jobstatus_finalized(ctx->topo.app_rank, e);
     release(ctx);
     /* Our communicators are freed but the application ranks': FTI_COMM_WORLD
@@ -308,6 +353,28 @@ int FTI_Finalize(void)
     FTI_COMM_WORLD = app;
     ctx->state = FTI_ST_FINALIZED;
     return to_code(e);
+}
+
+jmp_buf *FTI_ResumeJmp(void)
+{
+    /* armed only with online recovery: without it a failure ends the job */
+    the_ctx.ulfm.armed = the_ctx.state == FTI_ST_READY && the_ctx.ulfm.on;
+    return &the_ctx.ulfm.resume;
+}
+
+void FTI_Resumed(void)
+{
+    fti_ctx *ctx = &the_ctx;
+    fti_err e = fti_online_repair(ctx);
+    if (e == FTI_E_NOREC)
+        fti_fail(e, "online recovery: no checkpoint that every rank can restore");
+    if (e != FTI_E_OK)
+        online_failed(ctx, e);
+    FTI_COMM_WORLD = ctx->topo.app;
+    ctx->metrics.job.restarted = 1;
+    /* the jump came back into setjmp, past FTI_ResumeJmp: armed again here,
+     * for the next failure */
+    ctx->ulfm.armed = 1;
 }
 
 const char *FTI_GetVersion(void)

@@ -15,6 +15,7 @@
 #include "data/registry.h"
 #include "core/schedule.h"
 #include "runtime/topology.h"
+#include "runtime/ulfm.h"
 
 typedef enum { FTI_ST_UNINIT = 0, FTI_ST_READY, FTI_ST_FINALIZED } fti_state;
 
@@ -98,6 +99,7 @@ typedef struct fti_ctx {
     fti_state state;
     fti_config cfg;
     fti_topology topo;
+    fti_ulfm ulfm;          /* online recovery (runtime/ulfm.h, core/online.c) */
     fti_registry reg;
     fti_layout dirs;
     fti_job_lock locks[3];  /* job_claim.c: the folders of the checkpoint set this rank

@@ -83,6 +83,10 @@ static const key_spec known_keys[] = {
     {"basic", "l4_compression", K_CODEC, OFF(l4_codec), 0, 0, 1},
     {"basic", "metrics_file", K_PATH, OFF(metrics_file), 0, 0, 1},
     {"basic", "device_backends", K_DEVICES, OFF(device_backends), 0, 0, 1},
+    /* (ours) online recovery with ULFM: checked with the other keys in
+     * check_online, and against the MPI in runtime/ulfm.c */
+    INTK("basic", "online_recovery", online_recovery, 0, 1),
+    INTK("basic", "spare_ranks", spare_ranks, 0, 65536),
     /* [restart] */
     INTK("restart", "failure", failure, 0, 3),
     {"restart", "exec_id", K_NAME, OFF(exec_id), 0, 0, 1},
@@ -418,6 +422,34 @@ static void warn_inert_settings(const fti_config *cfg)
                       "faults from the config (FTI_BitFlip does)", cfg->file, cfg->inj_number);
 }
 
+/* online_recovery repairs the job between two of the application's MPI
+ * calls: no other rank or thread may be in the middle of a checkpoint's
+ * post-processing then, so every level is post-processed inline. */
+static fti_err check_online(const fti_config *cfg)
+{
+    if (cfg->spare_ranks > 0 && !cfg->online_recovery)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] spare_ranks = %d needs online_recovery "
+                        "= 1 (spares only replace ranks during an online recovery)",
+                        cfg->file, cfg->spare_ranks);
+    if (!cfg->online_recovery)
+        return FTI_E_OK;
+    if (cfg->head)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] online_recovery = 1 with head = 1 is "
+                        "not supported: set head = 0 (spare_ranks replace failed ranks)", cfg->file);
+    if (cfg->staging_mib > 0)
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] online_recovery = 1 with staging_mib = "
+                        "%d is not supported: set staging_mib = 0", cfg->file, cfg->staging_mib);
+    if (cfg->cow_checkpoint) /* its writer thread would still read memory during a repair */
+        return fti_fail(FTI_E_CONFIG, "config %s: [basic] online_recovery = 1 with cow_checkpoint = "
+                        "1 is not supported: set [advanced] cow_checkpoint = 0", cfg->file);
+    for (int l = 2; l <= 4; l++)
+        if (!cfg->inline_l[l])
+            return fti_fail(FTI_E_CONFIG, "config %s: [basic] online_recovery = 1 needs "
+                            "inline_l%d = 1 (post-processing on the application's path)",
+                            cfg->file, l);
+    return FTI_E_OK;
+}
+
 /* Cross-key rules that a single key's bounds cannot express. */
 static fti_err check_consistency(fti_config *cfg)
 {
@@ -432,6 +464,8 @@ static fti_err check_consistency(fti_config *cfg)
         memcpy(cfg->meta_dir + n, "/meta", 6);
     }
     fti_err e = fti_l4_kind_settle(cfg); /* the store ckpt_io selects, built here */
+    if (e == FTI_E_OK)
+        e = check_online(cfg);
     if (e != FTI_E_OK)
         return e;
     /* 0 is the documented default: dcp.c takes FTI_DCP_DEFAULT_BLOCK then */

@@ -95,6 +95,8 @@ typedef struct fti_config {
     int l4_codec_level;
     char metrics_file[FTI_PATH_MAX];
     fti_device_mode device_backends;
+    int online_recovery; /* 1: a failed rank is replaced while the job runs (ULFM, runtime/ulfm.h) */
+    int spare_ranks;     /* the last N ranks of the communicator wait to replace a failed rank */
 
     /* [restart] */
     int failure;

@@ -100,3 +100,11 @@ void fti_jobstatus_finalized(int rank, fti_err code)
 {
     append(rank, "\"event\":\"finalized\",\"error\":\"%s\"", fti_err_name(code));
 }
+
+void fti_jobstatus_online(int rank, int replaced, double repair_s, double choose_s,
+                          const fti_commit *chosen)
+{
+    append(rank, "\"event\":\"online_recovery\",\"replaced\":%d,\"repair_s\":%.3f,"
+           "\"choose_s\":%.3f,\"seq\":%llu,\"id\":%lld,\"level\":%d", replaced, repair_s,
+           choose_s, (unsigned long long)chosen->seq, (long long)chosen->id, chosen->level);
+}

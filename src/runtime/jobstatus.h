@@ -33,4 +33,10 @@ void fti_jobstatus_committed(int rank, const fti_commit *c);
 /* FTI_Finalize ended (code: its internal result). */
 void fti_jobstatus_finalized(int rank, fti_err code);
 
+/* An online recovery (online_recovery = 1) repaired the job: `replaced`
+ * ranks were replaced by spares in repair_s seconds, and the checkpoint
+ * every rank restores (chosen) was chosen in choose_s seconds. */
+void fti_jobstatus_online(int rank, int replaced, double repair_s, double choose_s,
+                          const fti_commit *chosen);
+
 #endif /* FTI_JOBSTATUS_H */

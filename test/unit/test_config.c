@@ -464,6 +464,29 @@ static void test_dcp_block_size_while_off(void **state)
     expect_reject("enable_dcp = 1\ndcp_block_size = -1", "", "dcp_block_size", "-1");
 }
 
+/* online_recovery and spare_ranks (ours): parsed; spares without online
+ * recovery, heads, staging or a level post-processed off the application's
+ * path are refused naming the key. Whether the MPI has ULFM is FTI_Init's
+ * question (runtime/ulfm.c), not the file's. */
+static void test_online_recovery_keys(void **state)
+{
+    (void)state;
+    fti_config c;
+    load_ok("", "", &c);
+    assert_int_equal(c.online_recovery, 0);
+    assert_int_equal(c.spare_ranks, 0);
+    load_ok("online_recovery = 1\nspare_ranks = 3", "", &c);
+    assert_int_equal(c.online_recovery, 1);
+    assert_int_equal(c.spare_ranks, 3);
+    expect_reject("spare_ranks = 2", "", "spare_ranks = 2 needs online_recovery = 1", "");
+    expect_reject("online_recovery = 2", "", "online_recovery", "out of range [0, 1]");
+    expect_reject("online_recovery = 1\nspare_ranks = -1", "", "spare_ranks", "-1");
+    expect_reject("online_recovery = 1\nhead = 1", "", "online_recovery = 1 with head = 1", "");
+    expect_reject("online_recovery = 1\nstaging_mib = 8", "", "staging_mib = 8", "");
+    expect_reject("online_recovery = 1\ninline_l3 = 0", "", "online_recovery = 1 needs", "inline_l3");
+    expect_reject("online_recovery = 1", "[advanced]\ncow_checkpoint = 1", "online_recovery = 1 with cow_checkpoint = 1", "");
+}
+
 /* 0, the documented default, and an absent key mean FTI_DCP_DEFAULT_BLOCK
  * (applied by dcp.c); 1-511 and more than 2^30 are refused by name. */
 static void test_dcp_block_size_default(void **state)
@@ -718,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_bad_codec_level),
         cmocka_unit_test(test_unsafe_exec_id),
         cmocka_unit_test(test_missing_dirs),
+        cmocka_unit_test(test_online_recovery_keys),
     };
     return cmocka_run_group_tests_name("config", tests, group_setup, group_teardown);
 }

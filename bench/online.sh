@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Online recovery against a relaunch (issue 33): how long from a rank's death
+# until the application computes again. bench/online.sh [NP...] (default 4 16)
+# with BUILD (default build-openmpi: a build against Open MPI 5, which has
+# ULFM) and FTI_OMPI_MPIEXEC (default Open MPI's from scripts/openmpi.sh 5).
+# For each NP, heatdis (ITERS iterations, L2 every 10, rank 1 killed at
+# iteration KILL_AT) runs three times on the same problem, each in a fresh
+# folder under DIR (default /dev/shm/fti-bench-online):
+#   clean     fault-free, NP ranks and one spare: the reference wall time
+#   online    online_recovery = 1, spare_ranks = 1: one mpiexec --with-ft ulfm
+#   relaunch  online_recovery = 0: fti-run --backoff 0 relaunches after the
+#             kill, the second run restarts from the same checkpoint
+# Each time runs from the launch to the moment rank 0 wrote the final digest
+# (its file's mtime; MPI_Finalize is left out: Open MPI 5 sometimes hangs
+# there after a failure, and such a job is stopped 10 s after its digest).
+# Both faulty runs recompute the same iterations (from the checkpoint of
+# iteration 39 to the kill), so each one's time minus the clean one's is
+# its time from death to running again plus that same recompute. One JSON
+# line per NP: the three wall times, online_s and relaunch_s (wall minus
+# clean), their ratio, and the library's own repair and choice times.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${BUILD:-$ROOT/build-openmpi}"
+DIR="${DIR:-/dev/shm/fti-bench-online}"
+ITERS="${ITERS:-200}" KILL_AT="${KILL_AT:-45}" ROWS="${ROWS:-512}" COLS="${COLS:-1024}"
+if [ -z "${FTI_OMPI_MPIEXEC:-}" ]; then eval "$("$ROOT/scripts/openmpi.sh" 5)"; fi
+[ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+H="$BUILD/examples/heatdis"
+[ -x "$H" ] || { echo "online.sh: no $H (build heatdis against Open MPI 5 in BUILD)" >&2; exit 2; }
+MPIEXEC=("$FTI_OMPI_MPIEXEC" --oversubscribe --bind-to none)
+
+# config FILE ONLINE: L2 every 10 iterations, one folder per simulated node.
+config() {
+  printf '[basic]\nhead = 0\nnode_size = 1\nckpt_dir = %s/nodes\nglbl_dir = %s/global\n' "$DIR" "$DIR"
+  printf 'meta_dir = %s/meta\nckpt_l2_iter = 10\ngroup_size = 4\nverbosity = 2\n' "$DIR"
+  printf 'online_recovery = %s\nspare_ranks = %s\n[advanced]\nlocal_test = 1\n' "$2" "$2"
+} 
+fresh() { rm -rf "$DIR"; mkdir -p "$DIR/nodes" "$DIR/global" "$DIR/meta"; }
+now() { date +%s.%N; }
+# timed OUT LOG CMD...: runs CMD (output in LOG); prints the seconds from its start to OUT's mtime
+# (CMD stopped when it is still running 10 s after OUT appeared).
+timed() {
+  local out="$1" log="$2" pid waited=0 seen=-1 t0; shift 2
+  t0=$(now); "$@" > "$log" 2>&1 & pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 0.5; waited=$((waited + 1))
+    [ "$seen" -ge 0 ] || [ ! -s "$out" ] || seen=$waited
+    if [ "$seen" -ge 0 ] && [ $((waited - seen)) -ge 20 ]; then kill "$pid"; fi
+  done
+  wait "$pid" || true
+  python3 -c 'import os,sys; print(os.path.getmtime(sys.argv[1]) - float(sys.argv[2]))' "$out" "$t0"
+}
+args() { echo --rows "$ROWS" --cols "$COLS" --iters "$ITERS" --config "$DIR/c.fti" --output "$DIR/$1.out"; }
+
+for np in "${@:-4 16}"; do
+  for n in $np; do
+    fresh; config "$DIR/c.fti" 1 > "$DIR/c.fti"
+    clean=$(timed "$DIR/clean.out" "$DIR/clean.log" "${MPIEXEC[@]}" --with-ft ulfm -n $((n + 1)) "$H" $(args clean))
+    cp "$DIR/clean.out" "$DIR.ref"
+    fresh; config "$DIR/c.fti" 1 > "$DIR/c.fti"
+    online=$(timed "$DIR/online.out" "$DIR/online.log" "${MPIEXEC[@]}" --with-ft ulfm -n $((n + 1)) "$H" $(args online) \
+      --crash-at "$KILL_AT" --crash-rank 1)
+    cmp -s "$DIR.ref" "$DIR/online.out" || echo "online.sh: $n ranks: online digest differs" >&2
+    repair=$(sed -n 's/.*replaced by spares in \([0-9.]*\) s, restart from checkpoint [0-9]* chosen in \([0-9.]*\) s.*/\1 \2/p' "$DIR/online.log" | head -1)
+    fresh; config "$DIR/c.fti" 0 > "$DIR/c.fti"
+    relaunch=$(timed "$DIR/relaunch.out" "$DIR/relaunch.log" "$ROOT/tools/fti-run" --quiet --backoff 0 --status-dir "$DIR/st" \
+      -- "${MPIEXEC[@]}" -n "$n" "$H" $(args relaunch) --crash-at "$KILL_AT" --crash-rank 1)
+    cmp -s "$DIR.ref" "$DIR/relaunch.out" || echo "online.sh: $n ranks: relaunch digest differs" >&2
+    python3 - "$n" "$clean" "$online" "$relaunch" "${repair:-nan nan}" <<'PY'
+import json, sys
+n = int(sys.argv[1]); clean, online, relaunch = (float(x) for x in sys.argv[2:5])
+rep, cho = (float(x) for x in sys.argv[5].split())
+o, r = online - clean, relaunch - clean
+print(json.dumps({"bench": "online", "ranks": n, "spares": 1, "clean_s": round(clean, 3),
+                  "online_run_s": round(online, 3), "relaunch_run_s": round(relaunch, 3),
+                  "online_s": round(o, 3), "relaunch_s": round(r, 3),
+                  "relaunch_over_online": round(r / o, 2) if o > 0 else None,
+                  "repair_s": rep, "choose_s": cho}))
+PY
+  done
+done
