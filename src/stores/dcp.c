@@ -116,7 +116,7 @@ typedef struct writer {
     int fd;
     const char *path;
     fti_dcp_layer *l;
-    const fti_dcp_layer *prev; /* NULL: full base */
+    fti_dcp_layer *prev;       /* NULL: full base */
     uint64_t k;                /* next map entry */
     fti_ctx *ctx;
     int since_prev;  /* the page tracker was last reset for prev: its dirty pages are the
@@ -362,6 +362,21 @@ static fti_err plan_layer(fti_ctx *ctx, const fti_commit *c, const fti_dcp_layer
     return FTI_E_OK;
 }
 
+/* The layer's header region in l->enc, kept with the layer for the next
+ * one: patched from prev's where prev has one laid out alike. Encoding the
+ * whole map into fresh memory at each layer (6 MiB for 1 GiB of 4 KiB
+ * blocks) was most of a 1%-changed layer's map phase (bench_dcp). */
+static fti_err encode_header(writer *w)
+{
+    unsigned char *buf = w->prev != NULL ? w->prev->enc : NULL;
+    if (buf != NULL && fti_dcp_encode_patch(w->l, w->prev, buf) == 0) {
+        w->prev->enc = NULL; /* now the new layer's */
+        w->l->enc = buf;
+        return FTI_E_OK;
+    }
+    return fti_dcp_encode(w->l, &w->l->enc);
+}
+
 /* Blocks first, then the header region, fsync: a crash before the rename
  * leaves only a temporary file. */
 static fti_err write_layer(fti_ctx *ctx, writer *w)
@@ -377,13 +392,11 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
     fti_fault_phase(FTI_PHASE_DCP_LAYER);
     fti_fault_wrote(FTI_PHASE_DCP_LAYER, w->path, 0, 0);
     double t0 = fti_now();
-    unsigned char *hdr = NULL;
-    if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
+    if ((e = encode_header(w)) != FTI_E_OK)
         return e;
-    if (fti_pwrite_full(w->fd, hdr, (size_t)w->l->data_offset, 0) != 0 ||
+    if (fti_pwrite_full(w->fd, w->l->enc, (size_t)w->l->data_offset, 0) != 0 ||
         ftruncate(w->fd, (off_t)(w->l->data_offset + w->l->data_size)) != 0 || fti_fsync(w->fd) != 0)
         e = fti_fail(FTI_E_IO, "dCP layer %s: %s", w->path, fti_fs_strerror(errno));
-    free(hdr);
     w->t[FTI_DCP_T_MAP] += fti_now() - t0;
     return e;
 }
