@@ -258,12 +258,26 @@ static int paused(fti_ctx *ctx, const fti_var *v, uint64_t nbytes)
     return 1;
 }
 
-/* After a reset that found most of v's pages written: stops tracking v for
- * the next layer(s), twice as many each time it is found so again. */
-static void note_share(fti_ctx *ctx, const fti_var *v, uint64_t nbytes, const fti_dirty_set *set)
+/* Whether the pages written since the last layer are too many, or too
+ * scattered, for tracking to cost less than hashing the variable whole. */
+static int mostly_written(const fti_dirty_set *set)
 {
-    int many = set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT;
-    int mostly = many || set->runs * RUN_COST_PAGES > set->npages - set->written;
+    return set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT ||
+           set->runs * RUN_COST_PAGES > set->npages - set->written;
+}
+
+static int keep_tracking(const fti_dirty_set *set, void *arg)
+{
+    (void)arg;
+    return !mostly_written(set);
+}
+
+/* After a reset that found most of v's pages written (and released them):
+ * stops tracking v for the next layer(s), twice as many each time it is
+ * found so again. */
+static void note_share(fti_ctx *ctx, const fti_var *v, const fti_dirty_set *set)
+{
+    int mostly = mostly_written(set);
     fti_dcp_pause *p = pause_of(ctx, v->id, mostly);
     if (p == NULL)
         return;
@@ -273,25 +287,29 @@ static void note_share(fti_ctx *ctx, const fti_var *v, uint64_t nbytes, const ft
     }
     p->backoff = p->backoff == 0 ? 1 : p->backoff * 2 > PAUSE_MAX ? PAUSE_MAX : p->backoff * 2;
     p->skip = p->backoff;
-    fti_dirty_release(v->ptr, (size_t)nbytes);
     fti_log(FTI_LOG_DEBUG, "dCP: variable %d: %zu of its %zu pages written in %zu runs since the "
             "last layer (%s): not tracked for the next %u layer(s), each hashes it whole",
             v->id, set->written, set->npages, set->runs,
-            many ? "more than half" : "too scattered to track for less", p->skip);
+            set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT
+                ? "more than half" : "too scattered to track for less", p->skip);
 }
 
 /* The pages of v written since the page tracker's last reset, in *set (1),
  * or 0: hash every block of v. The tracker is reset (or starts on v) either
  * way, before any block is read, so that the next layer knows what changed
- * since this one. */
+ * since this one; where the pages written since prev say that tracking v
+ * costs more than it saves, v is released at the reset rather than
+ * protected again (note_share pauses it). */
 static int dirty_pages_of(writer *w, const fti_var *v, uint64_t nbytes, fti_dirty_set *set)
 {
     char why[160];
     if (!w->ctx->cfg.dcp_dirty_tracking || nbytes == 0 || paused(w->ctx, v, nbytes))
         return 0;
-    if (fti_dirty_reset(v->ptr, (size_t)nbytes, v->id, set, why, sizeof why) == 0) {
+    int rc = fti_dirty_reset_if(v->ptr, (size_t)nbytes, v->id, w->since_prev ? keep_tracking : NULL,
+                                NULL, set, why, sizeof why);
+    if (rc >= 0) {
         if (w->since_prev) {
-            note_share(w->ctx, v, nbytes, set);
+            note_share(w->ctx, v, set);
             return 1;
         }
         fti_dirty_set_free(set);
