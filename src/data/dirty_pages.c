@@ -398,6 +398,22 @@ int fti_dirty_set_any(const fti_dirty_set *s, size_t off, size_t len)
     return 0;
 }
 
+size_t fti_dirty_set_clean_to(const fti_dirty_set *s, size_t off)
+{
+    uintptr_t a = s->base + off, tend = s->first + s->npages * s->page;
+    if (off >= s->nbytes || a < s->first || a >= tend)
+        return off < s->nbytes ? off : s->nbytes; /* a partial page, never tracked */
+    size_t p = (a - s->first) / s->page, words = (s->npages + 63) / 64, w = p / 64;
+    uint64_t bits = s->bits[w] & (~(uint64_t)0 << (p % 64));
+    while (bits == 0 && ++w < words)
+        bits = s->bits[w];
+    size_t q = bits != 0 ? w * 64 + (size_t)__builtin_ctzll(bits) : s->npages;
+    if (q > s->npages)
+        q = s->npages; /* a set with every bit set (overflow) has bits past the end */
+    size_t end = (size_t)(s->first + q * s->page - s->base);
+    return end > off ? end : off;
+}
+
 void fti_dirty_set_free(fti_dirty_set *s)
 {
     free(s->bits);

@@ -89,6 +89,12 @@ int fti_dirty_reset_if(void *ptr, size_t nbytes, int owner, fti_dirty_keep keep,
  * they touch a written page or an untracked partial page. */
 int fti_dirty_set_any(const fti_dirty_set *s, size_t off, size_t len);
 
+/* The end of the bytes from off on that cannot have changed: the offset of
+ * the first written or partial page at or after off (off itself when off is
+ * on one; nbytes at most). A reader skips a clean stretch in one step where
+ * asking fti_dirty_set_any block by block cost a 1%-changed layer of 1 GiB
+ * at 4 KiB blocks 262,144 calls. */
+size_t fti_dirty_set_clean_to(const fti_dirty_set *s, size_t off);
 void fti_dirty_set_free(fti_dirty_set *s);
 
 /* Stops tracking every region that overlaps [ptr, ptr + nbytes) and makes

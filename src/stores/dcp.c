@@ -129,12 +129,12 @@ typedef struct writer {
 
 /* A run of changed blocks is written with one call: a pwrite per 4 KiB
  * block made a 100%-changed layer of 1 GiB take 6.1 s where a full L4
- * took 6.0 (bench_dcp). Bounded so that a run's bytes are still in the
- * core's cache (1 MiB of L2 here) when the write copies them, having been
- * read once to be hashed: runs of 16 MiB were copied from memory again
- * (2 x 512 MiB, 100% changed, load 20: write 626 and 894 ms against 541
- * and 559 ms with 256 KiB, 2,048 calls). */
-#define RUN_MAX ((uint64_t)256 << 10)
+ * took 6.0 (bench_dcp). Bounded so that a run's bytes are mostly still in
+ * the core's cache (1 MiB of L2 here) when the write copies them, having
+ * been read once to be hashed: hashing 256 MiB by 4 KiB blocks and writing
+ * it to a new tmpfs file, runs of 16 MiB took 144-181 ms, of 256 KiB to
+ * 4 MiB 131-155 ms (one process, best of 5, load 20). */
+#define RUN_MAX ((uint64_t)1 << 20)
 
 static fti_err flush_run(writer *w)
 {
@@ -324,6 +324,15 @@ static int dirty_pages_of(writer *w, const fti_var *v, uint64_t nbytes, fti_dirt
     return 0;
 }
 
+/* How many blocks from b on (of nb, bs bytes each) lie wholly on pages not
+ * written since prev. */
+static uint64_t clean_blocks(const fti_dirty_set *set, uint64_t b, uint64_t nb, uint64_t bs)
+{
+    size_t end = fti_dirty_set_clean_to(set, (size_t)(b * bs));
+    uint64_t upto = end >= set->nbytes ? nb : end / bs;
+    return upto > b ? upto - b : 0;
+}
+
 /* Each block hashed at most once: its hash decides whether it is stored,
  * and the variable's checksum in the layer is the hash of its block hashes.
  * With dirty tracking, blocks on no written page keep prev's entry unread. */
@@ -340,10 +349,18 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
     int known = dirty_pages_of(w, v, e->nbytes, &set);
     w->t[FTI_DCP_T_TRACK] += fti_now() - t0;
     fti_err rc = FTI_E_OK;
-    for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++) {
+    int same = known && pe != NULL && pe->nbytes == e->nbytes; /* prev has each block */
+    for (uint64_t b = 0; rc == FTI_E_OK && b < nb;) {
+        uint64_t n = same ? clean_blocks(&set, b, nb, bs) : 0;
+        if (n > 0) { /* prev's entries, as put_block would take them one by one */
+            memcpy(&w->l->map[w->k], &w->prev->map[pk + (int64_t)b], n * sizeof *w->l->map);
+            w->k += n, b += n;
+            continue;
+        }
         uint64_t len = block_len(e->nbytes, b, bs);
         int clean = known && !fti_dirty_set_any(&set, (size_t)(b * bs), (size_t)len);
         rc = put_block(w, (const char *)v->ptr + b * bs, len, b, pe, pk, clean);
+        b++;
     }
     if (known)
         fti_dirty_set_free(&set);

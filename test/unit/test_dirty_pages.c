@@ -372,6 +372,31 @@ static void live_region_before_released(void **state)
     munmap(p, NPAGES * pg);
 }
 
+/* fti_dirty_set_clean_to: from any offset, the start of the next written
+ * or partial page (the region starts and ends mid-page). */
+static void clean_to_next_written_page(void **state)
+{
+    (void)state;
+    char *m = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    char *p = m + 100; /* whole pages 1 .. NPAGES-2 of m tracked */
+    size_t n = NPAGES * pg - 200, first = pg - 100;
+    assert_int_equal(fti_dirty_track(p, n, 8, why, sizeof why), 0);
+    m[3 * pg + 5] = 1, m[7 * pg] = 1, m[8 * pg] = 1;
+    fti_dirty_set s;
+    assert_int_equal(fti_dirty_reset(p, n, 8, &s, why, sizeof why), 0);
+    assert_int_equal(fti_dirty_set_clean_to(&s, 0), 0);      /* the partial first page */
+    assert_int_equal(fti_dirty_set_clean_to(&s, first), first + 2 * pg); /* page 3 of m */
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 2 * pg + 9), first + 2 * pg + 9);
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 3 * pg + 1), first + 6 * pg);
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 7 * pg), first + 7 * pg); /* page 8 */
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 8 * pg), first + (NPAGES - 2) * pg);
+    assert_int_equal(fti_dirty_set_clean_to(&s, n - 1), n - 1); /* the partial last page */
+    assert_int_equal(fti_dirty_set_clean_to(&s, n + 5), n);
+    fti_dirty_set_free(&s);
+    fti_dirty_release_all();
+    munmap(m, NPAGES * pg);
+}
+
 static size_t seen_written, seen_runs;
 
 static int keep_if_few(const fti_dirty_set *set, void *arg)
@@ -413,6 +438,7 @@ static void reset_if_releases_at_callers_word(void **state)
     assert_memory_equal(p + 4 * pg, "xy", 2);
     close(fd[0]);
     close(fd[1]);
+    fti_dirty_release_all();
     munmap(p, NPAGES * pg);
 }
 
@@ -432,6 +458,7 @@ int main(void)
         cmocka_unit_test(hook_sees_page_before_write),
         cmocka_unit_test(live_region_before_released),
         cmocka_unit_test(reset_if_releases_at_callers_word),
+        cmocka_unit_test(clean_to_next_written_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
