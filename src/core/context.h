@@ -85,6 +85,8 @@ typedef struct fti_dcp_share {
     fti_dcp_pause *paused; /* npaused entries */
     int npaused;
     struct fti_dcp_layer *kept; /* the last layer written, its map kept for the next one */
+    struct fti_dcp_block *spare_map; /* the map array of the layer before, for the next map */
+    uint64_t spare_blocks;           /* its entries */
     uint64_t changed, data;
     uint64_t hashed;      /* bytes hashed for the last layer (dirty tracking skips clean blocks) */
     uint64_t dirty_since; /* seq of the layer the page tracker was last reset for, 0: none */

@@ -336,8 +336,8 @@ static int protect_runs(const region *r, const uint64_t *bits)
     return 0;
 }
 
-int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, char *why,
-                    size_t cap)
+int fti_dirty_reset_if(void *ptr, size_t nbytes, int owner, fti_dirty_keep keep, void *arg,
+                       fti_dirty_set *out, char *why, size_t cap)
 {
     memset(out, 0, sizeof *out);
     region *r = find(ptr, nbytes, owner);
@@ -357,13 +357,6 @@ int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, cha
     int all = atomic_exchange(&r->overflow, 0);
     if (all)
         memset(bits, 0xff, words * sizeof *bits);
-    if ((all ? mprotect((void *)r->first, r->npages * page_size, PROT_READ)
-             : protect_runs(r, bits)) != 0) {
-        snprintf(why, cap, "mprotect: %s", strerror(errno));
-        free(bits);
-        release_region(r);
-        return -1;
-    }
     size_t written = 0;
     for (size_t w = 0; w < words; w++)
         written += (size_t)__builtin_popcountll(bits[w]);
@@ -372,7 +365,24 @@ int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, cha
     *out = (fti_dirty_set){r->base,  r->nbytes, r->first,
                            r->npages, page_size, written,
                            count_runs(bits, r->npages), bits};
+    if (keep != NULL && !keep(out, arg)) {
+        release_region(r); /* one call where re-protecting first cost the same again */
+        return 1;
+    }
+    if ((all ? mprotect((void *)r->first, r->npages * page_size, PROT_READ)
+             : protect_runs(r, bits)) != 0) {
+        snprintf(why, cap, "mprotect: %s", strerror(errno));
+        fti_dirty_set_free(out);
+        release_region(r);
+        return -1;
+    }
     return 0;
+}
+
+int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, char *why,
+                    size_t cap)
+{
+    return fti_dirty_reset_if(ptr, nbytes, owner, NULL, NULL, out, why, cap);
 }
 
 int fti_dirty_set_any(const fti_dirty_set *s, size_t off, size_t len)
@@ -386,6 +396,22 @@ int fti_dirty_set_any(const fti_dirty_set *s, size_t off, size_t len)
         if (s->bits[p / 64] & ((uint64_t)1 << (p % 64)))
             return 1;
     return 0;
+}
+
+size_t fti_dirty_set_clean_to(const fti_dirty_set *s, size_t off)
+{
+    uintptr_t a = s->base + off, tend = s->first + s->npages * s->page;
+    if (off >= s->nbytes || a < s->first || a >= tend)
+        return off < s->nbytes ? off : s->nbytes; /* a partial page, never tracked */
+    size_t p = (a - s->first) / s->page, words = (s->npages + 63) / 64, w = p / 64;
+    uint64_t bits = s->bits[w] & (~(uint64_t)0 << (p % 64));
+    while (bits == 0 && ++w < words)
+        bits = s->bits[w];
+    size_t q = bits != 0 ? w * 64 + (size_t)__builtin_ctzll(bits) : s->npages;
+    if (q > s->npages)
+        q = s->npages; /* a set with every bit set (overflow) has bits past the end */
+    size_t end = (size_t)(s->first + q * s->page - s->base);
+    return end > off ? end : off;
 }
 
 void fti_dirty_set_free(fti_dirty_set *s)

@@ -72,10 +72,30 @@ int fti_dirty_tracked(const void *ptr, size_t nbytes, int owner);
 int fti_dirty_reset(void *ptr, size_t nbytes, int owner, fti_dirty_set *out, char *why,
                     size_t why_cap);
 
+/* Decides from the pages written since the last reset (in the set) whether
+ * the region stays tracked (1) or is released (0). */
+typedef int (*fti_dirty_keep)(const fti_dirty_set *set, void *arg);
+/* fti_dirty_reset, where keep (NULL: always) is asked before the pages are
+ * protected again: at its 0 the region is released instead (writable, no
+ * longer tracked) and 1 is returned, out still holding the written pages
+ * (valid for a reader that reads the others from elsewhere: a write after
+ * the reset is no longer recorded anywhere, so the caller must read all of
+ * the region next time). Saves the second of two calls over the region:
+ * the first pays the kernel's merge of the mappings that scattered faults
+ * split (140-270 ms for 26,000 runs in 1 GiB), a release after a
+ * re-protection walked its page table again (60-70 ms). */
+int fti_dirty_reset_if(void *ptr, size_t nbytes, int owner, fti_dirty_keep keep, void *arg,
+                       fti_dirty_set *out, char *why, size_t why_cap);
 /* Whether bytes [off, off + len) of the set's region may have changed:
  * they touch a written page or an untracked partial page. */
 int fti_dirty_set_any(const fti_dirty_set *s, size_t off, size_t len);
 
+/* The end of the bytes from off on that cannot have changed: the offset of
+ * the first written or partial page at or after off (off itself when off is
+ * on one; nbytes at most). A reader skips a clean stretch in one step where
+ * asking fti_dirty_set_any block by block cost a 1%-changed layer of 1 GiB
+ * at 4 KiB blocks 262,144 calls. */
+size_t fti_dirty_set_clean_to(const fti_dirty_set *s, size_t off);
 void fti_dirty_set_free(fti_dirty_set *s);
 
 /* Stops tracking every region that overlaps [ptr, ptr + nbytes) and makes

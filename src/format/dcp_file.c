@@ -77,31 +77,58 @@ static void encode_fixed(const fti_dcp_layer *l, unsigned char *p)
     fti_le_put64(p + DCP_SUM_AT, fti_hash_buffer(p, DCP_SUM_AT));
 }
 
+static void put_entry(unsigned char *m, uint64_t i, const fti_dcp_block *b)
+{
+    fti_le_put64(m + i * FTI_DCP_ENTRY, b->seq);
+    fti_le_put64(m + i * FTI_DCP_ENTRY + 8, b->offset);
+    fti_le_put64(m + i * FTI_DCP_ENTRY + 16, b->hash);
+}
+
+/* The parts of the header region that are not map entries: fixed header,
+ * image header, the map's checksum. */
+static void encode_around_map(const fti_dcp_layer *l, unsigned char *buf)
+{
+    encode_fixed(l, buf);
+    fti_file_header_encode(&l->image, buf + FTI_DCP_FIXED);
+    unsigned char *m = buf + map_offset(&l->image);
+    uint64_t n = l->nblocks * FTI_DCP_ENTRY;
+    fti_le_put64(m + n, fti_hash_buffer(m, n));
+}
+
 fti_err fti_dcp_encode(const fti_dcp_layer *l, unsigned char **out)
 {
     unsigned char *buf = calloc(1, l->data_offset);
     if (buf == NULL)
         return fti_fail(FTI_E_NOMEM, "dCP: out of memory for a layer header of %llu bytes",
                         (unsigned long long)l->data_offset);
-    encode_fixed(l, buf);
-    fti_file_header_encode(&l->image, buf + FTI_DCP_FIXED);
     unsigned char *m = buf + map_offset(&l->image);
-    for (uint64_t i = 0; i < l->nblocks; i++) {
-        fti_le_put64(m + i * FTI_DCP_ENTRY, l->map[i].seq);
-        fti_le_put64(m + i * FTI_DCP_ENTRY + 8, l->map[i].offset);
-        fti_le_put64(m + i * FTI_DCP_ENTRY + 16, l->map[i].hash);
-    }
-    uint64_t n = l->nblocks * FTI_DCP_ENTRY;
-    fti_le_put64(m + n, fti_hash_buffer(m, n));
+    for (uint64_t i = 0; i < l->nblocks; i++)
+        put_entry(m, i, &l->map[i]);
+    encode_around_map(l, buf);
     *out = buf;
     return FTI_E_OK;
+}
+
+int fti_dcp_encode_patch(const fti_dcp_layer *l, const fti_dcp_layer *prev, unsigned char *buf)
+{
+    if (prev->nblocks != l->nblocks || prev->data_offset != l->data_offset ||
+        prev->image.nvars != l->image.nvars || map_offset(&prev->image) != map_offset(&l->image))
+        return -1;
+    unsigned char *m = buf + map_offset(&l->image);
+    for (uint64_t i = 0; i < l->nblocks; i++)
+        if (memcmp(&l->map[i], &prev->map[i], sizeof l->map[i]) != 0)
+            put_entry(m, i, &l->map[i]);
+    encode_around_map(l, buf);
+    return 0;
 }
 
 void fti_dcp_layer_free(fti_dcp_layer *l)
 {
     fti_file_header_free(&l->image);
     free(l->map);
+    free(l->enc);
     l->map = NULL;
+    l->enc = NULL;
 }
 
 /* The fixed header: magic, version, checksum, and that it is (rank, seq). */

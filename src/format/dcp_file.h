@@ -36,6 +36,8 @@ typedef struct fti_dcp_layer {
     uint64_t data_size;   /* bytes of blocks in this layer */
     fti_file_header image; /* the header of the checkpoint file this layer stands for */
     fti_dcp_block *map;    /* nblocks entries, variables in table order */
+    unsigned char *enc;    /* its encoded header region (data_offset bytes), where the
+                            * writer keeps it for the next layer's; else NULL */
 } fti_dcp_layer;
 
 /* Blocks of a variable of n bytes. */
@@ -57,6 +59,13 @@ uint64_t fti_dcp_data_offset(const fti_file_header *image, uint64_t nblocks);
 /* Serialises the layer's header region (fixed part, image header, map,
  * checksums) into buf (l->data_offset bytes). */
 fti_err fti_dcp_encode(const fti_dcp_layer *l, unsigned char **buf);
+/* Turns buf, prev's encoded header region, into l's: only the map entries
+ * that differ from prev's are encoded again (most of a layer's map where
+ * little changed), then the headers and the map's checksum. The same bytes
+ * as fti_dcp_encode. -1 (buf untouched) where the two regions are laid out
+ * differently (other block count, variable count or data offset), whose
+ * padding bytes may differ. */
+int fti_dcp_encode_patch(const fti_dcp_layer *l, const fti_dcp_layer *prev, unsigned char *buf);
 
 /* Reads and checks layer `path` (header, image header, map; its length, and
  * that it is rank's layer `seq`). Blocks are checked when assembled. */

@@ -116,7 +116,7 @@ typedef struct writer {
     int fd;
     const char *path;
     fti_dcp_layer *l;
-    const fti_dcp_layer *prev; /* NULL: full base */
+    fti_dcp_layer *prev;       /* NULL: full base */
     uint64_t k;                /* next map entry */
     fti_ctx *ctx;
     int since_prev;  /* the page tracker was last reset for prev: its dirty pages are the
@@ -129,9 +129,12 @@ typedef struct writer {
 
 /* A run of changed blocks is written with one call: a pwrite per 4 KiB
  * block made a 100%-changed layer of 1 GiB take 6.1 s where a full L4
- * took 6.0 (bench_dcp). Bounded so that a run's bytes are written soon
- * after they were hashed. */
-#define RUN_MAX ((uint64_t)16 << 20)
+ * took 6.0 (bench_dcp). Bounded so that a run's bytes are mostly still in
+ * the core's cache (1 MiB of L2 here) when the write copies them, having
+ * been read once to be hashed: hashing 256 MiB by 4 KiB blocks and writing
+ * it to a new tmpfs file, runs of 16 MiB took 144-181 ms, of 256 KiB to
+ * 4 MiB 131-155 ms (one process, best of 5, load 20). */
+#define RUN_MAX ((uint64_t)1 << 20)
 
 static fti_err flush_run(writer *w)
 {
@@ -230,6 +233,12 @@ static void untracked(fti_ctx *ctx, const fti_var *v, const char *why)
  * Scattered writes past that pause tracking too. */
 #define RUN_COST_PAGES 12
 #define PAUSE_MAX 8 /* layers: a variable written whole at every step is tried again this often */
+/* The first pause of a variable found too scattered, in layers: the reset
+ * that found it paid the kernel's merge of the mappings its faults split
+ * (140-270 ms for 26,000 runs in 1 GiB), and each resumption pays it again
+ * if the writes stay scattered, where a layer hashing it whole costs the
+ * hashing (about 60 ms per GiB); a mostly written variable starts at 1. */
+#define PAUSE_FIRST_SCATTERED 4
 
 static fti_dcp_pause *pause_of(fti_ctx *ctx, int id, int add)
 {
@@ -258,12 +267,26 @@ static int paused(fti_ctx *ctx, const fti_var *v, uint64_t nbytes)
     return 1;
 }
 
-/* After a reset that found most of v's pages written: stops tracking v for
- * the next layer(s), twice as many each time it is found so again. */
-static void note_share(fti_ctx *ctx, const fti_var *v, uint64_t nbytes, const fti_dirty_set *set)
+/* Whether the pages written since the last layer are too many, or too
+ * scattered, for tracking to cost less than hashing the variable whole. */
+static int mostly_written(const fti_dirty_set *set)
 {
-    int many = set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT;
-    int mostly = many || set->runs * RUN_COST_PAGES > set->npages - set->written;
+    return set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT ||
+           set->runs * RUN_COST_PAGES > set->npages - set->written;
+}
+
+static int keep_tracking(const fti_dirty_set *set, void *arg)
+{
+    (void)arg;
+    return !mostly_written(set);
+}
+
+/* After a reset that found most of v's pages written (and released them):
+ * stops tracking v for the next layer(s), twice as many each time it is
+ * found so again. */
+static void note_share(fti_ctx *ctx, const fti_var *v, const fti_dirty_set *set)
+{
+    int mostly = mostly_written(set);
     fti_dcp_pause *p = pause_of(ctx, v->id, mostly);
     if (p == NULL)
         return;
@@ -271,9 +294,10 @@ static void note_share(fti_ctx *ctx, const fti_var *v, uint64_t nbytes, const ft
         p->backoff = 0;
         return;
     }
-    p->backoff = p->backoff == 0 ? 1 : p->backoff * 2 > PAUSE_MAX ? PAUSE_MAX : p->backoff * 2;
+    int many = set->written * 100 > set->npages * MOSTLY_WRITTEN_PCT;
+    unsigned first = many ? 1 : PAUSE_FIRST_SCATTERED;
+    p->backoff = p->backoff == 0 ? first : p->backoff * 2 > PAUSE_MAX ? PAUSE_MAX : p->backoff * 2;
     p->skip = p->backoff;
-    fti_dirty_release(v->ptr, (size_t)nbytes);
     fti_log(FTI_LOG_DEBUG, "dCP: variable %d: %zu of its %zu pages written in %zu runs since the "
             "last layer (%s): not tracked for the next %u layer(s), each hashes it whole",
             v->id, set->written, set->npages, set->runs,
@@ -283,15 +307,19 @@ static void note_share(fti_ctx *ctx, const fti_var *v, uint64_t nbytes, const ft
 /* The pages of v written since the page tracker's last reset, in *set (1),
  * or 0: hash every block of v. The tracker is reset (or starts on v) either
  * way, before any block is read, so that the next layer knows what changed
- * since this one. */
+ * since this one; where the pages written since prev say that tracking v
+ * costs more than it saves, v is released at the reset rather than
+ * protected again (note_share pauses it). */
 static int dirty_pages_of(writer *w, const fti_var *v, uint64_t nbytes, fti_dirty_set *set)
 {
     char why[160];
     if (!w->ctx->cfg.dcp_dirty_tracking || nbytes == 0 || paused(w->ctx, v, nbytes))
         return 0;
-    if (fti_dirty_reset(v->ptr, (size_t)nbytes, v->id, set, why, sizeof why) == 0) {
+    int rc = fti_dirty_reset_if(v->ptr, (size_t)nbytes, v->id, w->since_prev ? keep_tracking : NULL,
+                                NULL, set, why, sizeof why);
+    if (rc >= 0) {
         if (w->since_prev) {
-            note_share(w->ctx, v, nbytes, set);
+            note_share(w->ctx, v, set);
             return 1;
         }
         fti_dirty_set_free(set);
@@ -301,6 +329,15 @@ static int dirty_pages_of(writer *w, const fti_var *v, uint64_t nbytes, fti_dirt
     if (fti_dirty_track(v->ptr, (size_t)nbytes, v->id, why, sizeof why) != 0)
         untracked(w->ctx, v, why);
     return 0;
+}
+
+/* How many blocks from b on (of nb, bs bytes each) lie wholly on pages not
+ * written since prev. */
+static uint64_t clean_blocks(const fti_dirty_set *set, uint64_t b, uint64_t nb, uint64_t bs)
+{
+    size_t end = fti_dirty_set_clean_to(set, (size_t)(b * bs));
+    uint64_t upto = end >= set->nbytes ? nb : end / bs;
+    return upto > b ? upto - b : 0;
 }
 
 /* Each block hashed at most once: its hash decides whether it is stored,
@@ -319,10 +356,18 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
     int known = dirty_pages_of(w, v, e->nbytes, &set);
     w->t[FTI_DCP_T_TRACK] += fti_now() - t0;
     fti_err rc = FTI_E_OK;
-    for (uint64_t b = 0; rc == FTI_E_OK && b < nb; b++) {
+    int same = known && pe != NULL && pe->nbytes == e->nbytes; /* prev has each block */
+    for (uint64_t b = 0; rc == FTI_E_OK && b < nb;) {
+        uint64_t n = same ? clean_blocks(&set, b, nb, bs) : 0;
+        if (n > 0) { /* prev's entries, as put_block would take them one by one */
+            memcpy(&w->l->map[w->k], &w->prev->map[pk + (int64_t)b], n * sizeof *w->l->map);
+            w->k += n, b += n;
+            continue;
+        }
         uint64_t len = block_len(e->nbytes, b, bs);
         int clean = known && !fti_dirty_set_any(&set, (size_t)(b * bs), (size_t)len);
         rc = put_block(w, (const char *)v->ptr + b * bs, len, b, pe, pk, clean);
+        b++;
     }
     if (known)
         fti_dirty_set_free(&set);
@@ -331,6 +376,32 @@ static fti_err write_var(writer *w, const fti_var *v, fti_file_entry *e)
         rc = fti_fail(FTI_E_NOMEM, "dCP: out of memory");
     w->t[FTI_DCP_T_MAP] += fti_now() - t0;
     return rc;
+}
+
+/* A map array for n entries: the previous layer's, once its layer is done
+ * with, where it has as many (every entry is written before it is read):
+ * a new one cost a 1%-changed layer a page fault per 170 entries as it was
+ * filled (6 MiB for 1 GiB of 4 KiB blocks). */
+static fti_dcp_block *take_spare_map(fti_ctx *ctx, uint64_t n)
+{
+    fti_dcp_share *s = &ctx->dcp_last;
+    fti_dcp_block *m = s->spare_map;
+    if (m == NULL || s->spare_blocks != n) {
+        free(m);
+        m = calloc(n ? n : 1, sizeof *m);
+    }
+    s->spare_map = NULL;
+    s->spare_blocks = 0;
+    return m;
+}
+
+/* Keeps the map array of prev (done with) for the next layer's map. */
+static void keep_spare_map(fti_ctx *ctx, fti_dcp_layer *prev)
+{
+    free(ctx->dcp_last.spare_map);
+    ctx->dcp_last.spare_map = prev->map;
+    ctx->dcp_last.spare_blocks = prev->nblocks;
+    prev->map = NULL;
 }
 
 /* The layer's fixed fields and image table for checkpoint c. */
@@ -355,11 +426,26 @@ static fti_err plan_layer(fti_ctx *ctx, const fti_commit *c, const fti_dcp_layer
     l->block_size = block_size(ctx);
     l->nblocks = fti_dcp_count_blocks(&l->image, l->block_size);
     l->data_offset = fti_dcp_data_offset(&l->image, l->nblocks);
-    l->map = calloc(l->nblocks ? l->nblocks : 1, sizeof *l->map);
+    l->map = take_spare_map(ctx, l->nblocks);
     if (l->map == NULL)
         return fti_fail(FTI_E_NOMEM, "dCP: out of memory for a map of %llu blocks",
                         (unsigned long long)l->nblocks);
     return FTI_E_OK;
+}
+
+/* The layer's header region in l->enc, kept with the layer for the next
+ * one: patched from prev's where prev has one laid out alike. Encoding the
+ * whole map into fresh memory at each layer (6 MiB for 1 GiB of 4 KiB
+ * blocks) was most of a 1%-changed layer's map phase (bench_dcp). */
+static fti_err encode_header(writer *w)
+{
+    unsigned char *buf = w->prev != NULL ? w->prev->enc : NULL;
+    if (buf != NULL && fti_dcp_encode_patch(w->l, w->prev, buf) == 0) {
+        w->prev->enc = NULL; /* now the new layer's */
+        w->l->enc = buf;
+        return FTI_E_OK;
+    }
+    return fti_dcp_encode(w->l, &w->l->enc);
 }
 
 /* Blocks first, then the header region, fsync: a crash before the rename
@@ -377,13 +463,11 @@ static fti_err write_layer(fti_ctx *ctx, writer *w)
     fti_fault_phase(FTI_PHASE_DCP_LAYER);
     fti_fault_wrote(FTI_PHASE_DCP_LAYER, w->path, 0, 0);
     double t0 = fti_now();
-    unsigned char *hdr = NULL;
-    if ((e = fti_dcp_encode(w->l, &hdr)) != FTI_E_OK)
+    if ((e = encode_header(w)) != FTI_E_OK)
         return e;
-    if (fti_pwrite_full(w->fd, hdr, (size_t)w->l->data_offset, 0) != 0 ||
+    if (fti_pwrite_full(w->fd, w->l->enc, (size_t)w->l->data_offset, 0) != 0 ||
         ftruncate(w->fd, (off_t)(w->l->data_offset + w->l->data_size)) != 0 || fti_fsync(w->fd) != 0)
         e = fti_fail(FTI_E_IO, "dCP layer %s: %s", w->path, fti_fs_strerror(errno));
-    free(hdr);
     w->t[FTI_DCP_T_MAP] += fti_now() - t0;
     return e;
 }
@@ -475,8 +559,10 @@ fti_err fti_dcp_write(fti_ctx *ctx, const fti_commit *c, uint64_t *bytes)
         *share->kept = l; /* the next layer's previous map, if this one is committed */
     else
         fti_dcp_layer_free(&l);
-    if (have_prev)
+    if (have_prev) {
+        keep_spare_map(ctx, &prev);
         fti_dcp_layer_free(&prev);
+    }
     return e;
 }
 
@@ -597,6 +683,9 @@ void fti_dcp_collect(fti_ctx *ctx)
 void fti_dcp_release(fti_ctx *ctx)
 {
     forget_kept(ctx);
+    free(ctx->dcp_last.spare_map);
+    ctx->dcp_last.spare_map = NULL;
+    ctx->dcp_last.spare_blocks = 0;
     free(ctx->dcp_last.paused);
     ctx->dcp_last.paused = NULL;
     ctx->dcp_last.npaused = 0;

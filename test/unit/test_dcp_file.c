@@ -220,6 +220,41 @@ static void test_var_sum(void **state)
     fti_file_header_free(&h);
 }
 
+/* The header region of layer 2 patched from layer 1's (only the entries
+ * that differ encoded again) is byte for byte layer 2's own encoding; a
+ * layer laid out otherwise is refused and leaves the buffer as it was. */
+static void test_encode_patch(void **state)
+{
+    (void)state;
+    fti_dcp_layer l1, l2;
+    char path[FTI_PATH_MAX];
+    fti_path_dcp_layer(path, dir, 0, 1);
+    assert_int_equal(fti_dcp_read(path, 0, 1, &l1), FTI_E_OK);
+    fti_path_dcp_layer(path, dir, 0, 2);
+    assert_int_equal(fti_dcp_read(path, 0, 2, &l2), FTI_E_OK);
+    assert_true(memcmp(&l1.map[1], &l2.map[1], sizeof l1.map[1]) != 0);
+    unsigned char *buf, *want;
+    assert_int_equal(fti_dcp_encode(&l1, &buf), FTI_E_OK);
+    assert_int_equal(fti_dcp_encode(&l2, &want), FTI_E_OK);
+    assert_true(memcmp(buf, want, l2.data_offset) != 0);
+    assert_int_equal(fti_dcp_encode_patch(&l2, &l1, buf), 0);
+    assert_memory_equal(buf, want, l2.data_offset);
+    unsigned char *before = malloc(l2.data_offset);
+    memcpy(before, buf, l2.data_offset);
+    fti_dcp_layer other = l2;
+    other.nblocks++;
+    assert_int_equal(fti_dcp_encode_patch(&other, &l2, buf), -1);
+    other = l2;
+    other.image.nvars = 0;
+    assert_int_equal(fti_dcp_encode_patch(&other, &l2, buf), -1);
+    assert_memory_equal(buf, before, l2.data_offset);
+    free(before);
+    free(buf);
+    free(want);
+    fti_dcp_layer_free(&l1);
+    fti_dcp_layer_free(&l2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_map_checksum),
         cmocka_unit_test(test_missing_base),
         cmocka_unit_test(test_var_sum),
+        cmocka_unit_test(test_encode_patch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

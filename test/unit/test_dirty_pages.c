@@ -372,6 +372,76 @@ static void live_region_before_released(void **state)
     munmap(p, NPAGES * pg);
 }
 
+/* fti_dirty_set_clean_to: from any offset, the start of the next written
+ * or partial page (the region starts and ends mid-page). */
+static void clean_to_next_written_page(void **state)
+{
+    (void)state;
+    char *m = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    char *p = m + 100; /* whole pages 1 .. NPAGES-2 of m tracked */
+    size_t n = NPAGES * pg - 200, first = pg - 100;
+    assert_int_equal(fti_dirty_track(p, n, 8, why, sizeof why), 0);
+    m[3 * pg + 5] = 1, m[7 * pg] = 1, m[8 * pg] = 1;
+    fti_dirty_set s;
+    assert_int_equal(fti_dirty_reset(p, n, 8, &s, why, sizeof why), 0);
+    assert_int_equal(fti_dirty_set_clean_to(&s, 0), 0);      /* the partial first page */
+    assert_int_equal(fti_dirty_set_clean_to(&s, first), first + 2 * pg); /* page 3 of m */
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 2 * pg + 9), first + 2 * pg + 9);
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 3 * pg + 1), first + 6 * pg);
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 7 * pg), first + 7 * pg); /* page 8 */
+    assert_int_equal(fti_dirty_set_clean_to(&s, first + 8 * pg), first + (NPAGES - 2) * pg);
+    assert_int_equal(fti_dirty_set_clean_to(&s, n - 1), n - 1); /* the partial last page */
+    assert_int_equal(fti_dirty_set_clean_to(&s, n + 5), n);
+    fti_dirty_set_free(&s);
+    fti_dirty_release_all();
+    munmap(m, NPAGES * pg);
+}
+
+static size_t seen_written, seen_runs;
+
+static int keep_if_few(const fti_dirty_set *set, void *arg)
+{
+    seen_written = set->written, seen_runs = set->runs;
+    return set->runs <= *(const size_t *)arg;
+}
+
+/* fti_dirty_reset_if: the keep callback sees the written pages and their
+ * runs before anything is protected again; at its 1 the region stays
+ * tracked, at its 0 the region is released (writable, untracked: a kernel
+ * write into it succeeds) and the set still names the written pages. */
+static void reset_if_releases_at_callers_word(void **state)
+{
+    (void)state;
+    char *p = map_pages(NPAGES, PROT_READ | PROT_WRITE), why[256];
+    assert_int_equal(fti_dirty_track(p, NPAGES * pg, 7, why, sizeof why), 0);
+    p[1 * pg] = 1, p[2 * pg] = 1, p[6 * pg] = 1; /* 3 pages in 2 runs */
+    fti_dirty_set s;
+    size_t max_runs = 2;
+    assert_int_equal(fti_dirty_reset_if(p, NPAGES * pg, 7, keep_if_few, &max_runs, &s, why,
+                                        sizeof why), 0);
+    assert_int_equal(seen_written, 3);
+    assert_int_equal(seen_runs, 2);
+    assert_int_equal(dirty_mask(&s, NPAGES), (1u << 1) | (1u << 2) | (1u << 6));
+    fti_dirty_set_free(&s);
+    assert_true(fti_dirty_tracked(p, NPAGES * pg, 7));
+    p[3 * pg] = 1, p[5 * pg] = 1, p[9 * pg] = 1; /* 3 runs: more than the caller keeps */
+    assert_int_equal(fti_dirty_reset_if(p, NPAGES * pg, 7, keep_if_few, &max_runs, &s, why,
+                                        sizeof why), 1);
+    assert_int_equal(seen_runs, 3);
+    assert_int_equal(dirty_mask(&s, NPAGES), (1u << 3) | (1u << 5) | (1u << 9));
+    fti_dirty_set_free(&s);
+    assert_false(fti_dirty_tracked(p, NPAGES * pg, 7));
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    assert_int_equal(write(fd[1], "xy", 2), 2);
+    assert_int_equal(read(fd[0], p + 4 * pg, 2), 2); /* EFAULT while protected */
+    assert_memory_equal(p + 4 * pg, "xy", 2);
+    close(fd[0]);
+    close(fd[1]);
+    fti_dirty_release_all();
+    munmap(p, NPAGES * pg);
+}
+
 int main(void)
 {
     pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -387,6 +457,8 @@ int main(void)
         cmocka_unit_test(write_racing_reset_seen),
         cmocka_unit_test(hook_sees_page_before_write),
         cmocka_unit_test(live_region_before_released),
+        cmocka_unit_test(reset_if_releases_at_callers_word),
+        cmocka_unit_test(clean_to_next_written_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

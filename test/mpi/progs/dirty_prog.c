@@ -13,7 +13,8 @@
  *   - var 1: 8 MiB of doubles, page-aligned; step s > 1 writes one double
  *     in 1% of its pages: some by this thread, one page by another thread,
  *     and 64 doubles of one page with MPI_Recv from the previous rank;
- *     steps 100 and 101 write every page instead of 1% (dcp_dirty_full.sh);
+ *     steps 100 and 101 write every page instead of 1% (dcp_dirty_full.sh),
+ *     step 111 every 8th page (dcp_dirty_scattered.sh);
  *   - var 2: 3000 bytes at an odd address (no whole page: not tracked);
  *   - var 0: the step.
  */
@@ -35,10 +36,12 @@
 #define THREAD_PAGE 1500   /* another thread writes here at every step */
 
 /* 1% of the pages, a different choice each step (every page at steps 100
- * and 101); never RECV_PAGE or THREAD_PAGE. */
+ * and 101, every 8th at 111); never RECV_PAGE or THREAD_PAGE. */
 static int picked(int s, int64_t p)
 {
     int all = s == 100 || s == 101;
+    if (s == 111) /* every 8th page: scattered (dcp_dirty_scattered.sh) */
+        return p != RECV_PAGE && p != THREAD_PAGE && p % 8 == 3;
     return p != RECV_PAGE && p != THREAD_PAGE && (all || (p * 7919 + (int64_t)s * 104729) % 100 == 0);
 }
 
