@@ -330,6 +330,22 @@ void fti_post_not_staged(fti_ctx *ctx, const fti_commit *c, const char *why)
         cow_fallback(ctx->post, c, why, "written synchronously");
 }
 
+/* What the snapshot cost the application, at DEBUG; a refusal of huge
+ * pages once, at INFO. */
+static void log_take(fti_post *p, const fti_commit *c)
+{
+    char note[256];
+    if (fti_cow_huge_note(p->cow, note, sizeof note))
+        fti_log(FTI_LOG_INFO, "checkpoint #%llu: cow_huge_pages = 1: %s; the protected memory "
+                "stays in 4 KiB pages (the pause grows with the data)",
+                (unsigned long long)c->seq, note);
+    const fti_cow_take_times *t = fti_cow_last_take(p->cow);
+    fti_log(FTI_LOG_DEBUG, "checkpoint #%llu: copy-on-write snapshot in %.3f ms (tables and "
+            "edge pages %.3f ms, protection %.3f ms, huge pages %.3f ms over %.1f MiB)",
+            (unsigned long long)c->seq, t->total_s * 1e3, t->prepare_s * 1e3,
+            t->protect_s * 1e3, t->huge_s * 1e3, (double)t->huge_bytes / (1 << 20));
+}
+
 /* cow_checkpoint: 1 when the protected data is now a copy-on-write
  * snapshot for the thread to write. */
 static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
@@ -337,11 +353,15 @@ static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
     char why[512] = "";
     if (!ctx->cfg.cow_checkpoint)
         return 0;
-    if (p->cow == NULL && (p->cow = fti_cow_new((size_t)ctx->cfg.cow_max_mib << 20)) == NULL)
+    if (p->cow == NULL && (p->cow = fti_cow_new((size_t)ctx->cfg.cow_max_mib << 20)) != NULL)
+        fti_cow_huge_pages(p->cow, ctx->cfg.cow_huge_pages);
+    if (p->cow == NULL) {
         snprintf(why, sizeof why, "out of memory for a pool of cow_max_mib = %d MiB",
                  ctx->cfg.cow_max_mib);
-    else if (fti_cow_take(p->cow, &ctx->reg, why, sizeof why) == 0)
+    } else if (fti_cow_take(p->cow, &ctx->reg, why, sizeof why) == 0) {
+        log_take(p, c);
         return 1;
+    }
     cow_fallback(p, c, why,
                  ctx->cfg.staging_mib > 0 ? "the staging copy is used (staging_mib)"
                                           : "written synchronously (staging_mib = 0)");
@@ -395,8 +415,9 @@ static void log_staged(fti_ctx *ctx, const fti_post *p)
     else if (p->cowing)
         fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written copy-on-write in the "
                 "background (rank 0: %zu pages copied before the writer took them, at most %zu "
-                "at once, %zu writes waited for it)", (unsigned long long)c->seq, c->level,
-                p->cow_st.pooled, p->cow_st.peak_slots, p->cow_st.waits);
+                "at once, %zu writes waited for it; huge pages collapsed again in %.3f ms)",
+                (unsigned long long)c->seq, c->level, p->cow_st.pooled, p->cow_st.peak_slots,
+                p->cow_st.waits, p->cow_st.recollapse_s * 1e3);
     else
         fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d staged (%.1f MiB copied on the "
                 "largest rank), written in the background", (unsigned long long)c->seq, c->level,

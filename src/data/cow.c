@@ -26,6 +26,7 @@
 #endif
 #include "data/cow.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,6 +42,9 @@ enum { FRESH, BUSY, POOLED, TAKEN };
 
 #define NO_SLOT UINT32_MAX
 #define HUGE_PAGE ((uintptr_t)2 << 20) /* a transparent huge page (x86-64, arm64 4K) */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux >= 6.1; older kernels answer EINVAL */
+#endif
 
 typedef struct cow_var {
     fti_cow *cow;
@@ -54,7 +58,14 @@ typedef struct cow_var {
     uint32_t *slot;
     size_t opened;            /* pages [0, opened) made writable by the writer */
     int tracked;
+    uintptr_t huge_lo, huge_hi; /* its 2 MiB-aligned interior (empty: not in huge pages) */
+    _Atomic int split;        /* a fault made a page of the interior writable alone */
 } cow_var;
+
+/* A variable's interior already advised and collapsed (cow_huge_pages). */
+typedef struct huge_range {
+    uintptr_t lo, hi;
+} huge_range;
 
 struct fti_cow {
     size_t page;
@@ -67,6 +78,13 @@ struct fti_cow {
     int nvars, var_cap;
     fti_registry reg;
     int active;
+    /* cow_huge_pages: the variables' interiors in transparent huge pages */
+    int huge, can_collapse;
+    huge_range *advised;      /* interiors advised already: each is collapsed once */
+    int nadvised, advised_cap;
+    char huge_note[200];      /* why huge pages were refused, until fti_cow_huge_note */
+    fti_cow_take_times times; /* the last snapshot's steps */
+    _Atomic long long recollapse_ns; /* the last drain's re-collapse (writer) */
 };
 
 /* ---- the pool ----------------------------------------------------------- */
@@ -133,6 +151,9 @@ static void before_write(void *arg, size_t p)
     cow_var *v = arg;
     fti_cow *c = v->cow;
     int waited = 0;
+    uintptr_t at = (uintptr_t)page_at(v, p);
+    if (at >= v->huge_lo && at < v->huge_hi) /* mprotect of one page splits its huge page */
+        atomic_store(&v->split, 1);
     for (;;) {
         unsigned char s = atomic_load(&v->state[p]);
         if (s == POOLED || s == TAKEN)
@@ -187,8 +208,11 @@ static void take_piece(cow_var *v, size_t p, size_t off, size_t len, unsigned ch
 
 /* The pages the writer has read to their end are writable again, in one
  * call per chunk: the application's writes behind the writer then cost no
- * fault, and the mapping stays one piece (the open prefix grows). A fault
- * racing with this finds the page TAKEN and only makes it writable too. */
+ * fault, and the mapping stays one piece (the open prefix grows). Inside
+ * the huge-page interior the prefix ends on a 2 MiB boundary: opening part
+ * of a huge page would split it into 512 entries, and the next snapshot's
+ * protection would cost 512 times more there. A fault racing with this
+ * finds the page TAKEN and only makes it writable too. */
 static void open_taken(cow_var *v, size_t end)
 {
     size_t page = v->cow->page;
@@ -196,8 +220,8 @@ static void open_taken(cow_var *v, size_t end)
     if (done > v->npages)
         done = v->npages;
     uintptr_t body = (uintptr_t)(v->ptr + v->head_n), at = body + done * page;
-    if (done < v->npages && at - body >= HUGE_PAGE) /* a huge page stays whole until taken */
-        done = ((at & ~(uintptr_t)(HUGE_PAGE - 1)) - body) / page;
+    if (done < v->npages && at > v->huge_lo && at < v->huge_hi)
+        done = ((at & ~(HUGE_PAGE - 1)) - body) / page;
     if (!v->tracked || done <= v->opened)
         return;
     mprotect((void *)(v->ptr + v->head_n + v->opened * page), (done - v->opened) * page,
@@ -283,6 +307,113 @@ static const char *cow_last_error(void)
 static const fti_device_ops cow_ops =
     FTI_DEVICE_OPS_TABLE("copy-on-write snapshot of host memory", cow, cow_stream_destroy, NULL);
 
+/* ---- huge pages (cow_huge_pages) ------------------------------------------ */
+
+static long long mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Why: the protection costs the kernel one entry per mapped page, so 2 GiB
+ * in 4 KiB pages is 524,288 entries to change in the application's pause,
+ * in 2 MiB pages 1,024. The variable's 2 MiB-aligned interior is asked for
+ * huge pages (MADV_HUGEPAGE: the pages it touches later come huge) and the
+ * pages it has collapsed into huge ones now (MADV_COLLAPSE, Linux >= 6.1:
+ * a copy of the interior, once per variable). Its first and last partial
+ * huge page stay in small pages: they hold other data. */
+static void huge_interior(const cow_var *v, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t a = (uintptr_t)v->ptr;
+    *lo = (a + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    *hi = (a + v->n) & ~(HUGE_PAGE - 1);
+    if (v->n < HUGE_PAGE || *hi <= *lo)
+        *lo = *hi = 0;
+}
+
+static int advised_before(const fti_cow *c, uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < c->nadvised; i++)
+        if (c->advised[i].lo == lo && c->advised[i].hi == hi)
+            return 1;
+    return 0;
+}
+
+static void remember_advised(fti_cow *c, uintptr_t lo, uintptr_t hi)
+{
+    if (c->nadvised == c->advised_cap) {
+        int cap = c->advised_cap ? 2 * c->advised_cap : 8;
+        huge_range *r = realloc(c->advised, (size_t)cap * sizeof *r);
+        if (r == NULL)
+            return; /* advised again next time: harmless, a no-op for the kernel */
+        c->advised = r;
+        c->advised_cap = cap;
+    }
+    c->advised[c->nadvised++] = (huge_range){lo, hi};
+}
+
+/* The interior in huge pages; a refusal turns huge pages off for c, with
+ * the reason in huge_note (said once by the caller). */
+static void var_huge(fti_cow *c, cow_var *v)
+{
+    uintptr_t lo, hi;
+    huge_interior(v, &lo, &hi);
+    if (!c->huge || hi == 0)
+        return;
+    v->huge_lo = lo;
+    v->huge_hi = hi;
+    if (advised_before(c, lo, hi))
+        return;
+    if (madvise((void *)lo, hi - lo, MADV_HUGEPAGE) != 0) {
+        snprintf(c->huge_note, sizeof c->huge_note, "madvise(MADV_HUGEPAGE) refused: %s "
+                 "(a kernel without transparent huge pages)", strerror(errno));
+        c->huge = 0;
+        v->huge_lo = v->huge_hi = 0;
+        return;
+    }
+    remember_advised(c, lo, hi);
+    c->times.huge_bytes += hi - lo;
+    if (c->can_collapse && madvise((void *)lo, hi - lo, MADV_COLLAPSE) != 0 && errno == EINVAL) {
+        snprintf(c->huge_note, sizeof c->huge_note, "madvise(MADV_COLLAPSE) refused: %s (Linux "
+                 "< 6.1, or THP 'never'): pages already touched stay small", strerror(errno));
+        c->can_collapse = 0;
+    }
+}
+
+/* After a drain whose faults split huge pages of v (one page made
+ * writable alone): collapsed again, by the writer, so that the next
+ * snapshot's protection is as cheap as this one's. Huge pages still whole
+ * cost the kernel a look each. */
+static void var_recollapse(fti_cow *c, cow_var *v)
+{
+    if (!atomic_load(&v->split) || !c->can_collapse || v->huge_hi == 0)
+        return;
+    long long t0 = mono_ns();
+    madvise((void *)v->huge_lo, v->huge_hi - v->huge_lo, MADV_COLLAPSE); /* best effort */
+    atomic_fetch_add(&c->recollapse_ns, mono_ns() - t0);
+}
+
+void fti_cow_huge_pages(fti_cow *c, int on)
+{
+    c->huge = on;
+    c->can_collapse = on;
+}
+
+int fti_cow_huge_note(fti_cow *c, char *out, size_t cap)
+{
+    if (c->huge_note[0] == '\0')
+        return 0;
+    snprintf(out, cap, "%s", c->huge_note);
+    c->huge_note[0] = '\0';
+    return 1;
+}
+
+const fti_cow_take_times *fti_cow_last_take(const fti_cow *c)
+{
+    return &c->times;
+}
+
 /* ---- snapshots ------------------------------------------------------------ */
 
 fti_cow *fti_cow_new(size_t pool_bytes)
@@ -323,6 +454,7 @@ void fti_cow_free(fti_cow *c)
         return;
     fti_cow_end(c, NULL);
     munmap(c->pool, (size_t)c->nslots * c->page);
+    free(c->advised);
     free(c->next);
     free(c->vars);
     free(c->reg.vars);
@@ -399,11 +531,20 @@ static int var_take(fti_cow *c, int i, const fti_var *src, char *why, size_t cap
         snprintf(why, cap, "variable %d is %s device memory", src->id, src->dev->name);
         return -1;
     }
+    long long t0 = mono_ns();
     if (var_prepare(c, v, src->ptr, (size_t)fti_var_bytes(src)) != 0) {
         snprintf(why, cap, "out of memory for the page table of variable %d", src->id);
         return -1;
     }
-    if (var_protect(v, src->id, why, cap) != 0)
+    long long t1 = mono_ns();
+    var_huge(c, v);
+    long long t2 = mono_ns();
+    int rc = var_protect(v, src->id, why, cap);
+    long long t3 = mono_ns();
+    c->times.prepare_s += (double)(t1 - t0) * 1e-9;
+    c->times.huge_s += (double)(t2 - t1) * 1e-9;
+    c->times.protect_s += (double)(t3 - t2) * 1e-9;
+    if (rc != 0)
         return -1;
     fti_var *dst = &c->reg.vars[i];
     *dst = *src;
@@ -415,7 +556,9 @@ static int var_take(fti_cow *c, int i, const fti_var *src, char *why, size_t cap
 
 int fti_cow_take(fti_cow *c, const fti_registry *reg, char *why, size_t cap)
 {
+    long long t0 = mono_ns();
     fti_cow_end(c, NULL);
+    c->times = (fti_cow_take_times){0};
     if (!fti_dirty_handler_intact()) {
         snprintf(why, cap, "the application replaced the SIGSEGV handler of page tracking");
         return -1;
@@ -439,6 +582,7 @@ int fti_cow_take(fti_cow *c, const fti_registry *reg, char *why, size_t cap)
     c->reg.nvars = reg->nvars;
     c->reg.bytes = reg->bytes;
     c->reg.index = NULL; /* searched in order, as ckpt_copy.c's table */
+    c->times.total_s = (double)(mono_ns() - t0) * 1e-9;
     return 0;
 }
 
@@ -460,20 +604,27 @@ static void var_end(fti_cow *c, cow_var *v)
         atomic_store(&v->state[p], TAKEN);
     if (v->tracked)
         fti_dirty_release(v->ptr + v->head_n, v->npages * c->page);
+    var_recollapse(c, v);
     var_clear(v);
 }
 
 void fti_cow_end(fti_cow *c, fti_cow_stats *st)
 {
-    if (st != NULL)
-        *st = (fti_cow_stats){atomic_load(&c->pooled), atomic_load(&c->peak),
-                              atomic_load(&c->waits)};
-    if (!c->active)
+    if (!c->active) {
+        if (st != NULL)
+            *st = (fti_cow_stats){atomic_load(&c->pooled), atomic_load(&c->peak),
+                                  atomic_load(&c->waits), 0};
         return;
+    }
+    atomic_store(&c->recollapse_ns, 0);
     for (int i = 0; i < c->nvars; i++)
         var_end(c, &c->vars[i]);
     c->nvars = 0;
     c->reg.nvars = 0;
     pool_reset(c);
     c->active = 0;
+    if (st != NULL)
+        *st = (fti_cow_stats){atomic_load(&c->pooled), atomic_load(&c->peak),
+                              atomic_load(&c->waits),
+                              (double)atomic_load(&c->recollapse_ns) * 1e-9};
 }
