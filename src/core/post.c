@@ -330,15 +330,21 @@ void fti_post_not_staged(fti_ctx *ctx, const fti_commit *c, const char *why)
         cow_fallback(ctx->post, c, why, "written synchronously");
 }
 
-/* What the snapshot cost the application, at DEBUG; a refusal of huge
- * pages once, at INFO. */
-static void log_take(fti_post *p, const fti_commit *c)
+/* A refusal of huge pages (cow_huge_pages), once, at INFO: from the
+ * snapshot (MADV_HUGEPAGE) or the last drain's collapse. */
+static void log_huge_refused(fti_post *p, const fti_commit *c)
 {
     char note[256];
-    if (fti_cow_huge_note(p->cow, note, sizeof note))
+    if (p->cow != NULL && fti_cow_huge_note(p->cow, note, sizeof note))
         fti_log(FTI_LOG_INFO, "checkpoint #%llu: cow_huge_pages = 1: %s; the protected memory "
                 "stays in 4 KiB pages (the pause grows with the data)",
                 (unsigned long long)c->seq, note);
+}
+
+/* What the snapshot cost the application, at DEBUG. */
+static void log_take(fti_post *p, const fti_commit *c)
+{
+    log_huge_refused(p, c);
     const fti_cow_take_times *t = fti_cow_last_take(p->cow);
     fti_log(FTI_LOG_DEBUG, "checkpoint #%llu: copy-on-write snapshot in %.3f ms (tables and "
             "edge pages %.3f ms, protection %.3f ms, huge pages %.3f ms over %.1f MiB)",
@@ -415,9 +421,9 @@ static void log_staged(fti_ctx *ctx, const fti_post *p)
     else if (p->cowing)
         fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d written copy-on-write in the "
                 "background (rank 0: %zu pages copied before the writer took them, at most %zu "
-                "at once, %zu writes waited for it; huge pages collapsed again in %.3f ms)",
+                "at once, %zu writes waited for it; huge pages collapsed in %.3f ms)",
                 (unsigned long long)c->seq, c->level, p->cow_st.pooled, p->cow_st.peak_slots,
-                p->cow_st.waits, p->cow_st.recollapse_s * 1e3);
+                p->cow_st.waits, p->cow_st.collapse_s * 1e3);
     else
         fti_log(FTI_LOG_DEBUG, "checkpoint #%llu level %d staged (%.1f MiB copied on the "
                 "largest rank), written in the background", (unsigned long long)c->seq, c->level,
@@ -468,6 +474,8 @@ static fti_err finish(fti_ctx *ctx)
         tm->write = p->write_secs;
         tm->bytes = p->bytes;
         log_staged(ctx, p);
+        if (p->cowing)
+            log_huge_refused(p, &p->job); /* the drain's collapse, on every rank */
         p->staged = 0;
         p->cowing = 0;
     }

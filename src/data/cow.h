@@ -35,14 +35,15 @@ typedef struct fti_cow_stats {
     size_t pooled;     /* pages the application wrote before the writer took them */
     size_t peak_slots; /* most pool pages in use at once */
     size_t waits;      /* faulting writes that found the pool full and waited */
-    double recollapse_s; /* the writer collapsing huge pages that faults had split */
+    double collapse_s; /* the writer collapsing the variables into huge pages (first drain of
+                        * a variable, or faults split some) */
 } fti_cow_stats;
 
 /* Where the last fti_cow_take spent its time (the application's pause). */
 typedef struct fti_cow_take_times {
     double total_s;
     double prepare_s;  /* page-state tables, copies of the partial edge pages */
-    double huge_s;     /* MADV_HUGEPAGE and MADV_COLLAPSE: once per variable */
+    double huge_s;     /* MADV_HUGEPAGE: once per variable */
     size_t huge_bytes; /* ... over this many bytes (0: none this time) */
     double protect_s;  /* mprotect: the kernel's entries, one per mapped page */
 } fti_cow_take_times;
@@ -53,14 +54,17 @@ typedef struct fti_cow_take_times {
 fti_cow *fti_cow_new(size_t pool_bytes);
 
 /* cow_huge_pages: on (1), each variable's 2 MiB-aligned interior is asked
- * for transparent huge pages and collapsed into them once, at its first
- * snapshot, so that protecting it costs one kernel entry per 2 MiB; after
- * a drain whose faults split huge pages, the writer collapses them again.
+ * for transparent huge pages at its first snapshot and collapsed into them
+ * by the writer after that drain (fti_cow_end), so that protecting it
+ * costs one kernel entry per 2 MiB from the next snapshot on; after a
+ * drain whose faults split huge pages, the writer collapses them again.
  * Off (0) by default after fti_cow_new. */
 void fti_cow_huge_pages(fti_cow *c, int on);
 
 /* 1 with why the kernel refused huge pages in out, once per refusal (the
- * note is then cleared); 0 when there is nothing new to say. */
+ * note is then cleared); 0 when there is nothing new to say. The note is
+ * written by fti_cow_take and fti_cow_end: call it from the thread that
+ * takes snapshots, after the writer's fti_cow_end is known to be done. */
 int fti_cow_huge_note(fti_cow *c, char *out, size_t cap);
 
 /* The steps of the last successful fti_cow_take. */
