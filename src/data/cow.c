@@ -59,13 +59,14 @@ typedef struct cow_var {
     size_t opened;            /* pages [0, opened) made writable by the writer */
     int tracked;
     uintptr_t huge_lo, huge_hi; /* its 2 MiB-aligned interior (empty: not in huge pages) */
-    _Atomic int collapse;     /* the writer collapses the interior after the drain: advised
-                               * this time, or a fault split a huge page (one page opened) */
+    int range;                /* its entry in fti_cow.advised plus one, 0: none */
+    _Atomic int split;        /* a fault split a huge page of it (one page made writable) */
 } cow_var;
 
-/* A variable's interior already advised and collapsed (cow_huge_pages). */
+/* A variable's interior advised already (cow_huge_pages); the writer
+ * collapses it from `next` on after each drain (hi: all of it is huge). */
 typedef struct huge_range {
-    uintptr_t lo, hi;
+    uintptr_t lo, hi, next;
 } huge_range;
 
 struct fti_cow {
@@ -81,11 +82,12 @@ struct fti_cow {
     int active;
     /* cow_huge_pages: the variables' interiors in transparent huge pages */
     int huge, can_collapse;
-    huge_range *advised;      /* interiors advised already: each is collapsed once */
+    huge_range *advised;      /* interiors advised already, and how far they are collapsed */
     int nadvised, advised_cap;
     char huge_note[200];      /* why huge pages were refused, until fti_cow_huge_note */
     fti_cow_take_times times; /* the last snapshot's steps */
     _Atomic long long collapse_ns; /* the last drain's collapse (writer) */
+    long long take_ns;        /* when the snapshot was taken: the drain's length */
 };
 
 /* ---- the pool ----------------------------------------------------------- */
@@ -154,7 +156,7 @@ static void before_write(void *arg, size_t p)
     int waited = 0;
     uintptr_t at = (uintptr_t)page_at(v, p);
     if (at >= v->huge_lo && at < v->huge_hi) /* mprotect of one page splits its huge page */
-        atomic_store(&v->collapse, 1);
+        atomic_store(&v->split, 1);
     for (;;) {
         unsigned char s = atomic_load(&v->state[p]);
         if (s == POOLED || s == TAKEN)
@@ -335,25 +337,26 @@ static void huge_interior(const cow_var *v, uintptr_t *lo, uintptr_t *hi)
         *lo = *hi = 0;
 }
 
-static int advised_before(const fti_cow *c, uintptr_t lo, uintptr_t hi)
+static int advised_index(const fti_cow *c, uintptr_t lo, uintptr_t hi)
 {
     for (int i = 0; i < c->nadvised; i++)
         if (c->advised[i].lo == lo && c->advised[i].hi == hi)
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
 
-static void remember_advised(fti_cow *c, uintptr_t lo, uintptr_t hi)
+static int remember_advised(fti_cow *c, uintptr_t lo, uintptr_t hi)
 {
     if (c->nadvised == c->advised_cap) {
         int cap = c->advised_cap ? 2 * c->advised_cap : 8;
         huge_range *r = realloc(c->advised, (size_t)cap * sizeof *r);
         if (r == NULL)
-            return; /* advised again next time: harmless, a no-op for the kernel */
+            return -1; /* advised again next time: harmless, a no-op for the kernel */
         c->advised = r;
         c->advised_cap = cap;
     }
-    c->advised[c->nadvised++] = (huge_range){lo, hi};
+    c->advised[c->nadvised] = (huge_range){lo, hi, lo};
+    return c->nadvised++;
 }
 
 /* The interior in huge pages; a refusal turns huge pages off for c, with
@@ -366,7 +369,7 @@ static void var_huge(fti_cow *c, cow_var *v)
         return;
     v->huge_lo = lo;
     v->huge_hi = hi;
-    if (advised_before(c, lo, hi))
+    if ((v->range = advised_index(c, lo, hi) + 1) > 0)
         return;
     if (madvise((void *)lo, hi - lo, MADV_HUGEPAGE) != 0) {
         snprintf(c->huge_note, sizeof c->huge_note, "madvise(MADV_HUGEPAGE) refused: %s "
@@ -375,28 +378,41 @@ static void var_huge(fti_cow *c, cow_var *v)
         v->huge_lo = v->huge_hi = 0;
         return;
     }
-    remember_advised(c, lo, hi);
+    v->range = remember_advised(c, lo, hi) + 1;
     c->times.huge_bytes += hi - lo;
-    atomic_store(&v->collapse, 1);
 }
 
+/* Collapsed per call: the time check between calls bounds the writer's
+ * extra work (32 MiB: 10-20 ms on an idle machine, more under load). */
+#define COLLAPSE_STEP ((uintptr_t)32 << 20)
+
 /* In the writer, once v is writable again: its interior collapsed into
- * huge pages after its first drain, or after a drain whose faults split
- * some (a page made writable alone), so that the next snapshot's
- * protection is cheap. Huge pages still whole cost the kernel a look each.
- * EINVAL (Linux < 6.1, THP disabled for the process) stops trying, said
- * once; other errors (EAGAIN, ENOMEM) leave some pages small until the
- * next drain. */
-static void var_collapse(fti_cow *c, cow_var *v)
+ * huge pages from where the last drain stopped (from the start if a fault
+ * split a huge page), so that the next snapshot's protection is cheap.
+ * Until `deadline`, past one step: a first collapse costs a copy of the
+ * variable (2 GiB: 10 s under load 19, the memory compacted to find huge
+ * pages), which would hold the checkpoint's commit; it is spread over
+ * the next drains instead. Huge pages still whole cost the kernel a look
+ * each. EINVAL (Linux < 6.1, THP disabled for the process) stops trying,
+ * said once; other errors (EAGAIN, ENOMEM) leave some pages small. */
+static void var_collapse(fti_cow *c, cow_var *v, long long deadline)
 {
-    if (!atomic_load(&v->collapse) || !c->can_collapse || v->huge_hi == 0)
+    if (v->range == 0 || !c->can_collapse)
         return;
+    huge_range *r = &c->advised[v->range - 1];
+    if (atomic_load(&v->split))
+        r->next = r->lo;
     long long t0 = mono_ns();
-    if (madvise((void *)v->huge_lo, v->huge_hi - v->huge_lo, MADV_COLLAPSE) != 0 &&
-        errno == EINVAL) {
-        snprintf(c->huge_note, sizeof c->huge_note, "madvise(MADV_COLLAPSE) refused: %s (Linux "
-                 "< 6.1, or THP disabled): pages already touched stay small", strerror(errno));
-        c->can_collapse = 0;
+    for (int first = 1; r->next < r->hi && (first || mono_ns() < deadline); first = 0) {
+        uintptr_t len = r->hi - r->next < COLLAPSE_STEP ? r->hi - r->next : COLLAPSE_STEP;
+        if (madvise((void *)r->next, len, MADV_COLLAPSE) != 0 && errno == EINVAL) {
+            snprintf(c->huge_note, sizeof c->huge_note, "madvise(MADV_COLLAPSE) refused: %s "
+                     "(Linux < 6.1, or THP disabled): pages already touched stay small",
+                     strerror(errno));
+            c->can_collapse = 0;
+            break;
+        }
+        r->next += len;
     }
     atomic_fetch_add(&c->collapse_ns, mono_ns() - t0);
 }
@@ -566,6 +582,7 @@ int fti_cow_take(fti_cow *c, const fti_registry *reg, char *why, size_t cap)
     long long t0 = mono_ns();
     fti_cow_end(c, NULL);
     c->times = (fti_cow_take_times){0};
+    c->take_ns = t0;
     if (!fti_dirty_handler_intact()) {
         snprintf(why, cap, "the application replaced the SIGSEGV handler of page tracking");
         return -1;
@@ -605,13 +622,13 @@ int fti_cow_active(const fti_cow *c)
 
 /* Every page given up to the application: waiting handlers return, and
  * the pages become writable. */
-static void var_end(fti_cow *c, cow_var *v)
+static void var_end(fti_cow *c, cow_var *v, long long deadline)
 {
     for (size_t p = 0; p < v->npages; p++)
         atomic_store(&v->state[p], TAKEN);
     if (v->tracked)
         fti_dirty_release(v->ptr + v->head_n, v->npages * c->page);
-    var_collapse(c, v);
+    var_collapse(c, v, deadline);
     var_clear(v);
 }
 
@@ -624,8 +641,9 @@ void fti_cow_end(fti_cow *c, fti_cow_stats *st)
         return;
     }
     atomic_store(&c->collapse_ns, 0);
+    long long now = mono_ns(), deadline = now + (now - c->take_ns); /* at most the drain again */
     for (int i = 0; i < c->nvars; i++)
-        var_end(c, &c->vars[i]);
+        var_end(c, &c->vars[i], deadline);
     c->nvars = 0;
     c->reg.nvars = 0;
     pool_reset(c);

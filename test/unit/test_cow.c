@@ -301,6 +301,45 @@ static void huge_pages_exact_and_collapsed_again(void **state)
     free(got);
 }
 
+/* 96 MiB: a drain's end collapses at least one step (32 MiB) and then
+ * stops at the drain's own length; the next drains go on where it
+ * stopped, until the whole interior is huge (4 drains at most). */
+static void huge_pages_collapse_spread_over_drains(void **state)
+{
+    (void)state;
+    size_t n = 96 << 20, map = n + 2 * HUGE;
+    unsigned char *mem = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                              -1, 0);
+    assert_true(mem != MAP_FAILED);
+    madvise(mem, map, MADV_NOHUGEPAGE);
+    unsigned char *a = mem + 4096;
+    fill(a, n, 8);
+    fti_registry reg;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 5, a, (int64_t)n, T_CHAR), FTI_E_OK);
+    fti_cow *c = fti_cow_new(HUGE);
+    fti_cow_huge_pages(c, 1);
+    char why[512] = "";
+    long kb = 0, first = 0;
+    int drains = 0;
+    while (kb < 94 * 1024 && drains < 4) {
+        if (fti_cow_take(c, &reg, why, sizeof why) != 0)
+            fail_msg("fti_cow_take: %s", why);
+        fti_cow_end(c, NULL); /* a drain of no time: one step of collapse */
+        if (fti_cow_huge_note(c, why, sizeof why))
+            skip();
+        kb = anon_huge_kb(a + HUGE);
+        first = drains++ == 0 ? kb : first;
+    }
+    assert_true(first >= 32 * 1024);
+    if (kb < 94 * 1024)
+        fail_msg("after %d drains %ld kB in huge pages (first %ld), want >= 96256", drains, kb,
+                 first);
+    fti_cow_free(c);
+    fti_registry_free(&reg);
+    munmap(mem, map);
+}
+
 /* THP disabled for the process (prctl): the writer's MADV_COLLAPSE is
  * refused with EINVAL; the note names the call, once; the snapshot is
  * exact in 4 KiB pages. */
@@ -354,6 +393,7 @@ int main(void)
         cmocka_unit_test(device_variable_refused),
         cmocka_unit_test(replaced_handler_refused),
         cmocka_unit_test(huge_pages_exact_and_collapsed_again),
+        cmocka_unit_test(huge_pages_collapse_spread_over_drains),
         cmocka_unit_test(huge_pages_refused_said_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
