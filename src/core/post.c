@@ -352,6 +352,30 @@ static void log_take(fti_post *p, const fti_commit *c)
             t->protect_s * 1e3, t->huge_s * 1e3, (double)t->huge_bytes / (1 << 20));
 }
 
+/* The snapshot keeper, made at its first use (NULL: out of memory). */
+static fti_cow *cow_keeper(fti_ctx *ctx, fti_post *p)
+{
+    if (p->cow == NULL && (p->cow = fti_cow_new((size_t)ctx->cfg.cow_max_mib << 20)) != NULL)
+        fti_cow_huge_pages(p->cow, ctx->cfg.cow_huge_pages);
+    return p->cow;
+}
+
+void fti_post_protected(fti_ctx *ctx, int id, const void *ptr, size_t n)
+{
+    fti_post *p = ctx->post;
+    if (!ctx->cfg.cow_checkpoint || !ctx->cfg.cow_huge_pages || p == NULL || !p->can_stage ||
+        cow_keeper(ctx, p) == NULL)
+        return;
+    double secs = fti_cow_prefer_huge(p->cow, ptr, n);
+    char note[256];
+    if (fti_cow_huge_note(p->cow, note, sizeof note))
+        fti_log(FTI_LOG_INFO, "FTI_Protect: variable %d: cow_huge_pages = 1: %s; the protected "
+                "memory stays in 4 KiB pages (the pause grows with the data)", id, note);
+    else if (secs > 0)
+        fti_log(FTI_LOG_DEBUG, "FTI_Protect: variable %d (%.1f MiB) collapsed into huge pages "
+                "in %.3f ms, once (cow_huge_pages = 1)", id, (double)n / (1 << 20), secs * 1e3);
+}
+
 /* cow_checkpoint: 1 when the protected data is now a copy-on-write
  * snapshot for the thread to write. */
 static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
@@ -359,9 +383,7 @@ static int take_snapshot(fti_ctx *ctx, fti_post *p, const fti_commit *c)
     char why[512] = "";
     if (!ctx->cfg.cow_checkpoint)
         return 0;
-    if (p->cow == NULL && (p->cow = fti_cow_new((size_t)ctx->cfg.cow_max_mib << 20)) != NULL)
-        fti_cow_huge_pages(p->cow, ctx->cfg.cow_huge_pages);
-    if (p->cow == NULL) {
+    if (cow_keeper(ctx, p) == NULL) {
         snprintf(why, sizeof why, "out of memory for a pool of cow_max_mib = %d MiB",
                  ctx->cfg.cow_max_mib);
     } else if (fti_cow_take(p->cow, &ctx->reg, why, sizeof why) == 0) {

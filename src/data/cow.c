@@ -27,6 +27,7 @@
 #include "data/cow.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -415,6 +416,19 @@ static void var_collapse(fti_cow *c, cow_var *v, long long deadline)
         r->next += len;
     }
     atomic_fetch_add(&c->collapse_ns, mono_ns() - t0);
+}
+
+double fti_cow_prefer_huge(fti_cow *c, const void *ptr, size_t n)
+{
+    cow_var v = {.cow = c, .ptr = ptr, .n = n};
+    size_t before = c->times.huge_bytes;
+    long long t0 = mono_ns();
+    var_huge(c, &v);
+    if (c->times.huge_bytes == before)
+        return 0; /* known already, too small, or refused */
+    c->times.huge_bytes = before;
+    var_collapse(c, &v, LLONG_MAX);
+    return (double)(mono_ns() - t0) * 1e-9;
 }
 
 void fti_cow_huge_pages(fti_cow *c, int on)

@@ -61,6 +61,14 @@ fti_cow *fti_cow_new(size_t pool_bytes);
  * Off (0) by default after fti_cow_new. */
 void fti_cow_huge_pages(fti_cow *c, int on);
 
+/* With cow_huge_pages on, at FTI_Protect: the interior of the n bytes at
+ * ptr advised and collapsed into huge pages now, at once (a copy of it,
+ * the application's one-time cost, where it sets up its data), instead of
+ * over the first drains. Returns the seconds it took, 0 when there was
+ * nothing to do (known already, under 2 MiB of interior, or refused: see
+ * fti_cow_huge_note). Not while a snapshot is taken. */
+double fti_cow_prefer_huge(fti_cow *c, const void *ptr, size_t n);
+
 /* 1 with why the kernel refused huge pages in out, once per refusal (the
  * note is then cleared); 0 when there is nothing new to say. The note is
  * written by fti_cow_take and fti_cow_end: call it from the thread that

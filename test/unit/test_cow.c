@@ -301,6 +301,45 @@ static void huge_pages_exact_and_collapsed_again(void **state)
     free(got);
 }
 
+/* At FTI_Protect: 8 MiB in 4 KiB pages collapsed at once (the interior
+ * huge, a time returned); a second call and the snapshot advise nothing
+ * more; the snapshot is exact. */
+static void huge_pages_at_protect(void **state)
+{
+    (void)state;
+    size_t n = 8 << 20, map = n + 2 * HUGE;
+    unsigned char *mem = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                              -1, 0);
+    assert_true(mem != MAP_FAILED);
+    madvise(mem, map, MADV_NOHUGEPAGE);
+    unsigned char *a = mem + 64, *want = malloc(n), *got = malloc(n);
+    fill(a, n, 9);
+    memcpy(want, a, n);
+    fti_cow *c = fti_cow_new(HUGE);
+    fti_cow_huge_pages(c, 1);
+    double secs = fti_cow_prefer_huge(c, a, n);
+    char why[512] = "";
+    if (fti_cow_huge_note(c, why, sizeof why))
+        skip();
+    assert_true(secs > 0);
+    assert_true(anon_huge_kb(a + HUGE) >= 6 * 1024);
+    assert_true(fti_cow_prefer_huge(c, a, n) == 0); /* known */
+    fti_registry reg;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 6, a, (int64_t)n, T_CHAR), FTI_E_OK);
+    if (fti_cow_take(c, &reg, why, sizeof why) != 0)
+        fail_msg("fti_cow_take: %s", why);
+    assert_int_equal(fti_cow_last_take(c)->huge_bytes, 0);
+    read_var(c, 0, got, 1 << 20);
+    assert_memory_equal(got, want, n);
+    fti_cow_end(c, NULL);
+    fti_cow_free(c);
+    fti_registry_free(&reg);
+    munmap(mem, map);
+    free(want);
+    free(got);
+}
+
 /* 96 MiB: a drain's end collapses at least one step (32 MiB) and then
  * stops at the drain's own length; the next drains go on where it
  * stopped, until the whole interior is huge (4 drains at most). */
@@ -394,6 +433,7 @@ int main(void)
         cmocka_unit_test(replaced_handler_refused),
         cmocka_unit_test(huge_pages_exact_and_collapsed_again),
         cmocka_unit_test(huge_pages_collapse_spread_over_drains),
+        cmocka_unit_test(huge_pages_at_protect),
         cmocka_unit_test(huge_pages_refused_said_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
