@@ -1,6 +1,10 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* SCHED_BATCH */
+#endif
 #include "core/post.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,9 +146,23 @@ static fti_err run_staged(fti_post *p, fti_commit *c)
     return run_post(ctx, c);
 }
 
+/* The thread is background work: SCHED_BATCH keeps it, woken by a
+ * hand-over, from taking the CPU of the application thread still in its
+ * pause (same share of the CPU otherwise). Measured with bench_async --cow
+ * on a 2-core VM at load 20: hand-overs of 1-10 ms, 0.01 ms undisturbed.
+ * Refused: the thread stays as it is. */
+static void run_in_background(void)
+{
+#ifdef SCHED_BATCH
+    struct sched_param sp = {0};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+#endif
+}
+
 static void *thread_main(void *arg)
 {
     fti_post *p = arg;
+    run_in_background();
     pthread_mutex_lock(&p->mu);
     for (;;) {
         fti_worker_await(&p->mu, &p->cv, &p->has_job, &p->quit);
