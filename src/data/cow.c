@@ -477,10 +477,21 @@ fti_cow *fti_cow_new(size_t pool_bytes)
     return c;
 }
 
+/* n zero bytes, fresh from the kernel: no memset in the application's
+ * pause (calloc from the heap cleared 512 KiB at 2 GiB: most of the
+ * tables' 0.05 ms); pages appear as the writer and the faults touch them.
+ * NULL when out of memory. */
+static _Atomic unsigned char *zeroed(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static void var_clear(cow_var *v)
 {
     free(v->edges);
-    free((void *)v->state);
+    if (v->state != NULL)
+        munmap((void *)v->state, v->npages + 1);
     free(v->slot);
     memset(v, 0, sizeof *v);
 }
@@ -515,7 +526,7 @@ static int var_prepare(fti_cow *c, cow_var *v, const void *ptr, size_t n)
         v->head_n = n; /* no whole page: all of it is copied now */
     }
     v->edges = malloc(v->head_n + v->tail_n + 1);
-    v->state = calloc(v->npages + 1, sizeof *v->state); /* 0 is FRESH */
+    v->state = zeroed(v->npages + 1); /* 0 is FRESH */
     v->slot = malloc((v->npages + 1) * sizeof *v->slot);
     if (v->edges == NULL || v->state == NULL || v->slot == NULL)
         return -1;
