@@ -323,12 +323,11 @@ static long long mono_ns(void)
 /* Why: the protection costs the kernel one entry per mapped page, so 2 GiB
  * in 4 KiB pages is 524,288 entries to change in the application's pause,
  * in 2 MiB pages 1,024. The variable's 2 MiB-aligned interior is asked for
- * huge pages (MADV_HUGEPAGE, at its first snapshot: pages it touches later
- * come huge) and, after that first drain, the writer collapses the pages
- * it has into huge ones (MADV_COLLAPSE, Linux >= 6.1: a copy of the
- * interior, once, in the background: 0.3-0.35 s for 512 MiB at load 17,
- * where in the snapshot it was all of the first pause). Its first and
- * last partial huge page stay small: they hold other data. */
+ * huge pages (MADV_HUGEPAGE: pages it touches later come huge) and the
+ * pages it has are collapsed into huge ones (MADV_COLLAPSE, Linux >= 6.1: a
+ * copy of the interior, once): at FTI_Protect (fti_cow_prefer_huge), else
+ * by the writer over the drains after its first snapshot (var_collapse).
+ * Its first and last partial huge page stay small: they hold other data. */
 static void huge_interior(const cow_var *v, uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t a = (uintptr_t)v->ptr;

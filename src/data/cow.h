@@ -53,12 +53,13 @@ typedef struct fti_cow_take_times {
  * for the pages copied. NULL when out of memory. */
 fti_cow *fti_cow_new(size_t pool_bytes);
 
-/* cow_huge_pages: on (1), each variable's 2 MiB-aligned interior is asked
- * for transparent huge pages at its first snapshot and collapsed into them
- * by the writer after that drain (fti_cow_end), so that protecting it
- * costs one kernel entry per 2 MiB from the next snapshot on; after a
- * drain whose faults split huge pages, the writer collapses them again.
- * Off (0) by default after fti_cow_new. */
+/* cow_huge_pages: on (1), each variable's 2 MiB-aligned interior is put in
+ * transparent huge pages (fti_cow_prefer_huge at FTI_Protect; a variable
+ * not seen there is advised at its first snapshot and collapsed by the
+ * writer over the following drains, fti_cow_end), so that protecting it
+ * costs one kernel entry per 2 MiB; after a drain whose faults split huge
+ * pages, the writer collapses them again. Off (0) by default after
+ * fti_cow_new. */
 void fti_cow_huge_pages(fti_cow *c, int on);
 
 /* With cow_huge_pages on, at FTI_Protect: the interior of the n bytes at
