@@ -407,9 +407,12 @@ int FTI_Protect(int id, void *ptr, int64_t count, fti_id_t tid)
     fti_post_drain(ctx); /* a snapshot being written keeps the old pointer's pages protected */
     int known = fti_registry_find(&ctx->reg, id) != NULL;
     fti_err e = fti_registry_protect(&ctx->reg, id, ptr, count, tid);
-    if (e == FTI_E_OK)
-        fti_say_protect(id, !known, fti_registry_find(&ctx->reg, id)->dev != NULL,
-                        (double)fti_registry_bytes(&ctx->reg));
+    if (e == FTI_E_OK) {
+        const fti_var *v = fti_registry_find(&ctx->reg, id);
+        fti_say_protect(id, !known, v->dev != NULL, (double)fti_registry_bytes(&ctx->reg));
+        if (v->dev == NULL)
+            fti_post_protected(ctx, id, v->ptr, (size_t)fti_var_bytes(v));
+    }
     return to_code(e);
 }
 

@@ -38,6 +38,11 @@ void fti_post_not_staged(fti_ctx *ctx, const fti_commit *c, const char *why);
  * changes what is protected or writes into it (FTI_Protect, FTI_Recover). */
 void fti_post_drain(fti_ctx *ctx);
 
+/* FTI_Protect, after the drain: with cow_checkpoint and cow_huge_pages, the
+ * variable's n bytes at ptr are put in huge pages now (data/cow.h,
+ * fti_cow_prefer_huge), its cost said at DEBUG, a refusal once at INFO. */
+void fti_post_protected(fti_ctx *ctx, int id, const void *ptr, size_t n);
+
 /* Collective: waits for the job in flight, if any, and commits it when every
  * rank succeeded. FTI_E_OK when nothing was pending. */
 fti_err fti_post_wait(fti_ctx *ctx);

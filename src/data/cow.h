@@ -35,12 +35,49 @@ typedef struct fti_cow_stats {
     size_t pooled;     /* pages the application wrote before the writer took them */
     size_t peak_slots; /* most pool pages in use at once */
     size_t waits;      /* faulting writes that found the pool full and waited */
+    double collapse_s; /* the writer collapsing the variables into huge pages (first drain of
+                        * a variable, or faults split some) */
 } fti_cow_stats;
+
+/* Where the last fti_cow_take spent its time (the application's pause). */
+typedef struct fti_cow_take_times {
+    double total_s;
+    double prepare_s;  /* page-state tables, copies of the partial edge pages */
+    double huge_s;     /* MADV_HUGEPAGE: once per variable */
+    size_t huge_bytes; /* ... over this many bytes (0: none this time) */
+    double protect_s;  /* mprotect: the kernel's entries, one per mapped page */
+} fti_cow_take_times;
 
 /* A snapshot keeper with a pool of pool_bytes (rounded down to pages, at
  * least one page). The pool is reserved, not touched: memory is used only
  * for the pages copied. NULL when out of memory. */
 fti_cow *fti_cow_new(size_t pool_bytes);
+
+/* cow_huge_pages: on (1), each variable's 2 MiB-aligned interior is put in
+ * transparent huge pages (fti_cow_prefer_huge at FTI_Protect; a variable
+ * not seen there is advised at its first snapshot and collapsed by the
+ * writer over the following drains, fti_cow_end), so that protecting it
+ * costs one kernel entry per 2 MiB; after a drain whose faults split huge
+ * pages, the writer collapses them again. Off (0) by default after
+ * fti_cow_new. */
+void fti_cow_huge_pages(fti_cow *c, int on);
+
+/* With cow_huge_pages on, at FTI_Protect: the interior of the n bytes at
+ * ptr advised and collapsed into huge pages now, at once (a copy of it,
+ * the application's one-time cost, where it sets up its data), instead of
+ * over the first drains. Returns the seconds it took, 0 when there was
+ * nothing to do (known already, under 2 MiB of interior, or refused: see
+ * fti_cow_huge_note). Not while a snapshot is taken. */
+double fti_cow_prefer_huge(fti_cow *c, const void *ptr, size_t n);
+
+/* 1 with why the kernel refused huge pages in out, once per refusal (the
+ * note is then cleared); 0 when there is nothing new to say. The note is
+ * written by fti_cow_take and fti_cow_end: call it from the thread that
+ * takes snapshots, after the writer's fti_cow_end is known to be done. */
+int fti_cow_huge_note(fti_cow *c, char *out, size_t cap);
+
+/* The steps of the last successful fti_cow_take. */
+const fti_cow_take_times *fti_cow_last_take(const fti_cow *c);
 
 /* Ends any snapshot (as fti_cow_end) and frees c. NULL is accepted. */
 void fti_cow_free(fti_cow *c);

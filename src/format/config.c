@@ -99,6 +99,7 @@ static const key_spec known_keys[] = {
     INTK("advanced", "dcp_dirty_tracking", dcp_dirty_tracking, 0, 1), /* (ours), default 0 */
     INTK("advanced", "cow_checkpoint", cow_checkpoint, 0, 1), /* (ours) */
     INTK("advanced", "cow_max_mib", cow_max_mib, 1, 1 << 20),  /* (ours) */
+    INTK("advanced", "cow_huge_pages", cow_huge_pages, 0, 1),  /* (ours) */
     INTK("advanced", "l4_files_per_dir", l4_files_per_dir, 0, INT_MAX), /* (ours) */
     {"advanced", "log_style", K_LOG_STYLE, OFF(log_style), 0, 0, 1},       /* (ours) */
     /* FTI's [advanced] keys: sizes in FTI's units, tags, fast_forward */
@@ -158,6 +159,7 @@ void fti_config_defaults(fti_config *cfg)
     cfg->transfer_size = 16 << 20;
     cfg->gpu_host_bufsize = 32 << 20;
     cfg->cow_max_mib = 64;
+    cfg->cow_huge_pages = 1; /* used only with cow_checkpoint = 1 */
     cfg->restart = FTI_RESTART_AUTO;
     cfg->update_config = 1; /* FTI rewrites [restart] failure and exec_id */
     cfg->l4_local_copy = -1; /* not given: as FTI (check_consistency) */

@@ -80,6 +80,8 @@ typedef struct fti_config {
     int cow_checkpoint;  /* [advanced] (ours): 1 makes an asynchronous checkpoint a
                           * copy-on-write snapshot (data/cow.h) instead of a copy */
     int cow_max_mib;     /* [advanced] (ours): pool of pages copied during a drain, per rank */
+    int cow_huge_pages;  /* [advanced] (ours): 1, the default, puts the protected variables in
+                          * transparent huge pages at their first snapshot (data/cow.h) */
     int verbosity;
     int log_style;          /* (ours) [advanced] log_style: fti_log_style, default fti */
     int64_t transfer_size;

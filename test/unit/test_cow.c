@@ -6,7 +6,11 @@
  * writing thread waits until the reader has taken its page and the bytes
  * are still exact; a device variable or a replaced SIGSEGV handler refuses
  * the snapshot and leaves nothing protected; after the end everything is
- * writable.
+ * writable. With cow_huge_pages, a variable in 4 KiB pages is collapsed
+ * into huge pages at its snapshot, its bytes stay exact when every page is
+ * rewritten during the drain, and the pages the faults split are huge
+ * again after it; where the kernel refuses (THP disabled for the process),
+ * the refusal is said once and the snapshot still exact.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,8 +22,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -216,6 +223,206 @@ static void replaced_handler_refused(void **state)
     free(a);
 }
 
+#define HUGE ((size_t)2 << 20)
+
+/* AnonHugePages (kB) of the mapping holding addr, from /proc/self/smaps. */
+static long anon_huge_kb(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    long kb = -1;
+    int in = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+        else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+            break;
+    }
+    if (f != NULL)
+        fclose(f);
+    return kb;
+}
+
+/* 8 MiB in 4 KiB pages (touched before any advice), 100 bytes into a
+ * mapping: the first snapshot advises its interior (6 MiB whole huge
+ * pages at least), which the end of the drain collapses; the next
+ * snapshot advises nothing; every page rewritten before the reader reads
+ * it: the bytes read are the snapshot's, and after the end the interior is
+ * huge again (the faults had split it). */
+static void huge_pages_exact_and_collapsed_again(void **state)
+{
+    (void)state;
+    size_t n = 8 << 20, map = n + 2 * HUGE;
+    unsigned char *mem = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                              -1, 0);
+    assert_true(mem != MAP_FAILED);
+    madvise(mem, map, MADV_NOHUGEPAGE); /* as an application's malloc gives it: 4 KiB pages */
+    unsigned char *a = mem + 100, *want = malloc(n), *got = malloc(n);
+    fill(a, n, 5);
+    assert_int_equal(anon_huge_kb(a + HUGE), 0);
+    fti_registry reg;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 3, a, (int64_t)n, T_CHAR), FTI_E_OK);
+    fti_cow *c = fti_cow_new(n + HUGE);
+    fti_cow_huge_pages(c, 1);
+    char why[512] = "";
+    fti_cow_stats st;
+    for (int round = 0; round < 2; round++) {
+        fill(a, n, 5 + round);
+        memcpy(want, a, n);
+        if (fti_cow_take(c, &reg, why, sizeof why) != 0)
+            fail_msg("fti_cow_take: %s", why);
+        size_t advised = fti_cow_last_take(c)->huge_bytes;
+        if (round == 0)
+            assert_true(advised >= 3 * HUGE && advised <= n); /* 6 or 7 MiB */
+        else
+            assert_int_equal(advised, 0); /* known: not advised twice */
+        scribbler s = {a, n, 0};
+        scribble(&s); /* every page faults: a huge one is split */
+        read_var(c, 0, got, 1 << 20);
+        assert_memory_equal(got, want, n);
+        fti_cow_end(c, &st);
+        if (fti_cow_huge_note(c, why, sizeof why))
+            skip(); /* this kernel refuses huge pages: the next test covers that */
+        assert_true(st.collapse_s > 0);
+        long kb = anon_huge_kb(a + HUGE);
+        if (kb < 6 * 1024)
+            fail_msg("round %d: after the drain %ld kB of the interior in huge pages, want >= 6144",
+                     round, kb);
+        for (size_t i = 0; i < n; i += 4093)
+            if (a[i] != 0x5a)
+                fail_msg("byte %zu: the application's write was lost (%#x)", i, a[i]);
+    }
+    fti_cow_free(c);
+    fti_registry_free(&reg);
+    munmap(mem, map);
+    free(want);
+    free(got);
+}
+
+/* At FTI_Protect: 8 MiB in 4 KiB pages collapsed at once (the interior
+ * huge, a time returned); a second call and the snapshot advise nothing
+ * more; the snapshot is exact. */
+static void huge_pages_at_protect(void **state)
+{
+    (void)state;
+    size_t n = 8 << 20, map = n + 2 * HUGE;
+    unsigned char *mem = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                              -1, 0);
+    assert_true(mem != MAP_FAILED);
+    madvise(mem, map, MADV_NOHUGEPAGE);
+    unsigned char *a = mem + 64, *want = malloc(n), *got = malloc(n);
+    fill(a, n, 9);
+    memcpy(want, a, n);
+    fti_cow *c = fti_cow_new(HUGE);
+    fti_cow_huge_pages(c, 1);
+    double secs = fti_cow_prefer_huge(c, a, n);
+    char why[512] = "";
+    if (fti_cow_huge_note(c, why, sizeof why))
+        skip();
+    assert_true(secs > 0);
+    assert_true(anon_huge_kb(a + HUGE) >= 6 * 1024);
+    assert_true(fti_cow_prefer_huge(c, a, n) == 0); /* known */
+    fti_registry reg;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 6, a, (int64_t)n, T_CHAR), FTI_E_OK);
+    if (fti_cow_take(c, &reg, why, sizeof why) != 0)
+        fail_msg("fti_cow_take: %s", why);
+    assert_int_equal(fti_cow_last_take(c)->huge_bytes, 0);
+    read_var(c, 0, got, 1 << 20);
+    assert_memory_equal(got, want, n);
+    fti_cow_end(c, NULL);
+    fti_cow_free(c);
+    fti_registry_free(&reg);
+    munmap(mem, map);
+    free(want);
+    free(got);
+}
+
+/* 96 MiB: a drain's end collapses at least one step (32 MiB) and then
+ * stops at the drain's own length; the next drains go on where it
+ * stopped, until the whole interior is huge (4 drains at most). */
+static void huge_pages_collapse_spread_over_drains(void **state)
+{
+    (void)state;
+    size_t n = 96 << 20, map = n + 2 * HUGE;
+    unsigned char *mem = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                              -1, 0);
+    assert_true(mem != MAP_FAILED);
+    madvise(mem, map, MADV_NOHUGEPAGE);
+    unsigned char *a = mem + 4096;
+    fill(a, n, 8);
+    fti_registry reg;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 5, a, (int64_t)n, T_CHAR), FTI_E_OK);
+    fti_cow *c = fti_cow_new(HUGE);
+    fti_cow_huge_pages(c, 1);
+    char why[512] = "";
+    long kb = 0, first = 0;
+    int drains = 0;
+    while (kb < 94 * 1024 && drains < 4) {
+        if (fti_cow_take(c, &reg, why, sizeof why) != 0)
+            fail_msg("fti_cow_take: %s", why);
+        fti_cow_end(c, NULL); /* a drain of no time: one step of collapse */
+        if (fti_cow_huge_note(c, why, sizeof why))
+            skip();
+        kb = anon_huge_kb(a + HUGE);
+        first = drains++ == 0 ? kb : first;
+    }
+    assert_true(first >= 32 * 1024);
+    if (kb < 94 * 1024)
+        fail_msg("after %d drains %ld kB in huge pages (first %ld), want >= 96256", drains, kb,
+                 first);
+    fti_cow_free(c);
+    fti_registry_free(&reg);
+    munmap(mem, map);
+}
+
+/* THP disabled for the process (prctl): the writer's MADV_COLLAPSE is
+ * refused with EINVAL; the note names the call, once; the snapshot is
+ * exact in 4 KiB pages. */
+static void huge_pages_refused_said_once(void **state)
+{
+    (void)state;
+    size_t n = 4 << 20;
+    unsigned char *mem = aligned_alloc(HUGE, n + HUGE), *a = mem + 300;
+    unsigned char *want = malloc(n), *got = malloc(n);
+    fill(a, n, 6);
+    memcpy(want, a, n);
+    if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0)
+        skip();
+    fti_registry reg;
+    assert_int_equal(fti_registry_init(&reg), FTI_E_OK);
+    assert_int_equal(fti_registry_protect(&reg, 4, a, (int64_t)n, T_CHAR), FTI_E_OK);
+    fti_cow *c = fti_cow_new(n);
+    fti_cow_huge_pages(c, 1);
+    char why[512] = "", note[256] = "";
+    int rc = fti_cow_take(c, &reg, why, sizeof why);
+    if (rc == 0) {
+        memset(a, 0x77, n);
+        read_var(c, 0, got, 1 << 20);
+        fti_cow_end(c, NULL); /* the writer's collapse is refused */
+    }
+    int said = fti_cow_huge_note(c, note, sizeof note);
+    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+    if (rc != 0)
+        fail_msg("fti_cow_take: %s", why);
+    assert_int_equal(said, 1);
+    if (strstr(note, "madvise(MADV_COLLAPSE) refused: Invalid argument") == NULL &&
+        strstr(note, "madvise(MADV_HUGEPAGE) refused: Invalid argument") == NULL)
+        fail_msg("note: %s", note);
+    assert_int_equal(fti_cow_huge_note(c, note, sizeof note), 0); /* said once */
+    assert_int_equal(anon_huge_kb(a + HUGE), 0);
+    assert_memory_equal(got, want, n);
+    assert_int_equal(a[n / 2], 0x77);
+    fti_cow_free(c);
+    fti_registry_free(&reg);
+    free(mem);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -224,6 +431,10 @@ int main(void)
         cmocka_unit_test(pool_full_writer_waits),
         cmocka_unit_test(device_variable_refused),
         cmocka_unit_test(replaced_handler_refused),
+        cmocka_unit_test(huge_pages_exact_and_collapsed_again),
+        cmocka_unit_test(huge_pages_collapse_spread_over_drains),
+        cmocka_unit_test(huge_pages_at_protect),
+        cmocka_unit_test(huge_pages_refused_said_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
