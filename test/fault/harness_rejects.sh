@@ -77,7 +77,7 @@ rejected "bad-kill set ckpt_l1_iter=10; kill rank=1 aftr=1 => identical" \
 # A misspelt phase would name a point that never fires: refused by name,
 # with the phases the library has.
 rejected "typo-phase set ckpt_l1_iter=10; fault crash:befor_commit@1 => identical" \
-  "fault crash:befor_commit@1: unknown phase 'befor_commit' (phases: after_local_write, l2_send, l3_encode, l4_flush, dcp_layer, h5_write, before_commit, after_commit, recovery, staged)"
+  "fault crash:befor_commit@1: unknown phase 'befor_commit' (phases: after_local_write, l2_send, l3_encode, l4_flush, dcp_layer, h5_write, before_commit, after_commit, recovery, staged, repair, rejoin)"
 rejected "late-kill-iter set ckpt_l1_iter=10; crash rank=1 iter=60 => identical" \
   "crash iter=60: the application's last iteration is 59"
 
