@@ -9,6 +9,7 @@
 #include "core/post.h"
 #include "core/recover.h"
 #include "runtime/collective.h"
+#include "runtime/job_claim.h"
 #include "runtime/jobstatus.h"
 #include "runtime/recover_state.h"
 #include "runtime/log_fti.h"
@@ -52,10 +53,20 @@ static fti_err rejoin(fti_ctx *ctx, MPI_Comm work, int replacement)
     fti_log_defer(0);
     fti_log_setup(ctx->topo.app_rank, ctx->cfg.verbosity);
     fti_say_setup(ctx->topo.global_rank, ctx->topo.app_rank == 0);
+    /* a replacement reads FTI_FAULT for the rank it now is, as a relaunched
+     * rank would (the others checked it in FTI_Init) */
+    if (replacement && ctx->post == NULL &&
+        fti_fault_init(ctx->topo.app_rank, ctx->topo.app_size) != 0)
+        return FTI_E_CONFIG;
     fti_layout_place_node(&ctx->dirs, &ctx->cfg, ctx->topo.node);
     e = fti_layout_create(&ctx->dirs, &ctx->cfg, 1, 1);
     e = fti_agree(ctx->topo.global, e, FTI_E_CONFIG, "directories could not be created on "
                   "another rank");
+    if (e != FTI_E_OK)
+        return e;
+    /* a relaunch would take the checkpoint set's locks: so does the replacement */
+    e = fti_agree(ctx->topo.global, fti_job_claim_retake(ctx), FTI_E_STATE, "the checkpoint "
+                  "set's lock could not be taken again on another rank");
     if (e != FTI_E_OK)
         return e;
     share_nonce(ctx);

@@ -34,6 +34,29 @@ done
 grep -q "a rank failed while the library rebuilt its communicators; the repair starts again" \
   "$T/kill-in-rejoin.log" || { cat "$T/kill-in-rejoin.log"; fail "kill-in-rejoin: no second repair said"; }
 
+# -- the replacement takes the dead rank's node-folder lock, as a relaunch
+# would: rank 2 (the first and only rank of node 2) crashes at iteration 30
+# after 3 checkpoints; its replacement (global rank 4) reads FTI_FAULT as
+# rank 2, and while it is held in its 4th checkpoint (the delay never fires
+# on the first rank 2), node 2's lock file names the replacement's process
+watch_lock() {
+  for _ in $(seq 1 1200); do
+    grep -aq "r2\] warning: fault injection: 1 s delay" "$T/lock.log" 2>/dev/null && break; sleep 0.05
+  done
+  find "$T/nodes/node2" -name lock -exec cat {} \; > "$T/lock.seen" 2>/dev/null || true
+  rank_pid 4 > "$T/lock.spare"
+}
+rm -f "$T/lock.seen" "$T/lock.spare"
+watch_lock &
+FTI_FAULT="delay:after_local_write:4@2" run lock 1 "$(cfg_for 1 1)" --crash-at 30 --crash-rank 2 ||
+  { cat "$T/lock.log"; fail "lock: the job failed"; }
+wait
+recovered lock 1
+[ -s "$T/lock.spare" ] && grep -qx "host=$(hostname) pid=$(cat "$T/lock.spare")" "$T/lock.seen" ||
+  { cat "$T/lock.log"; fail "lock: node 2's lock file names '$(cat "$T/lock.seen")', not the" \
+    "replacement (pid $(cat "$T/lock.spare"))"; }
+echo "ok: the replacement holds the dead rank's node-folder lock"
+
 # -- the same with one spare: too few, the job ends with the usual error ----
 set +e
 KILL_AT="$(delayed 2)|2" FTI_FAULT="delay:rejoin:1@2" \
