@@ -13,6 +13,7 @@
 #include "runtime/jobstatus.h"
 #include "runtime/recover_state.h"
 #include "runtime/log_fti.h"
+#include "runtime/metrics.h"
 #include "runtime/ulfm.h"
 
 void fti_online_watch(fti_ctx *ctx)
@@ -147,6 +148,7 @@ fti_err fti_online_repair(fti_ctx *ctx)
                 t2 - t1);
     fti_jobstatus_online(ctx->topo.app_rank, ctx->ulfm.replaced, t1 - t0, t2 - t1,
                          &ctx->rec.chosen);
+    fti_metrics_online(ctx, ctx->ulfm.replaced, t1 - t0, t2 - t1);
     return FTI_E_OK;
 }
 

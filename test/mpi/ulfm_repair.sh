@@ -48,10 +48,21 @@ watch_lock() {
 }
 rm -f "$T/lock.seen" "$T/lock.spare"
 watch_lock &
-FTI_FAULT="delay:after_local_write:4@2" run lock 1 "$(cfg_for 1 1)" --crash-at 30 --crash-rank 2 ||
+write_config "$T/lock.fti" ckpt_l1_iter=10 online_recovery=1 spare_ranks=1 keep_all_levels=0 \
+  "metrics_file=$T/lock.metrics"
+rm -f "$T/lock.metrics"
+FTI_FAULT="delay:after_local_write:4@2" run lock 1 "$T/lock.fti" --crash-at 30 --crash-rank 2 ||
   { cat "$T/lock.log"; fail "lock: the job failed"; }
 wait
 recovered lock 1
+# the metrics say how long the repair took, and the restore after it
+grep -q '"event":"online_recovery","status":"ok",.*"replaced":1,.*"repair_s":[0-9.]*,.*"choose_s":' \
+  "$T/lock.metrics" || { cat "$T/lock.metrics"; fail "lock: no online_recovery line in the metrics file"; }
+grep -q '"event":"restore","status":"ok"' "$T/lock.metrics" ||
+  { cat "$T/lock.metrics"; fail "lock: no restore line in the metrics file"; }
+"$FTI_BUILD_DIR/tools/fti-ckpt" stats "$T/lock.metrics" > "$T/lock.stats"
+grep -Eq "^online_recovery +1 +1 +0 " "$T/lock.stats" ||
+  { cat "$T/lock.stats"; fail "lock: fti-ckpt stats shows no online_recovery row"; }
 [ -s "$T/lock.spare" ] && grep -qx "host=$(hostname) pid=$(cat "$T/lock.spare")" "$T/lock.seen" ||
   { cat "$T/lock.log"; fail "lock: node 2's lock file names '$(cat "$T/lock.seen")', not the" \
     "replacement (pid $(cat "$T/lock.spare"))"; }
