@@ -27,7 +27,9 @@ extern int fti_fault_enabled;
     X(BEFORE_COMMIT, "before_commit", 0)                                        \
     X(AFTER_COMMIT, "after_commit", 0)                                          \
     X(RECOVERY, "recovery", 0)                                                  \
-    X(STAGED, "staged", 0)
+    X(STAGED, "staged", 0)                                                      \
+    X(REPAIR, "repair", 0)                                                      \
+    X(REJOIN, "rejoin", 0)
 
 typedef enum fti_phase {
 #define FTI_PHASE_ENUM(id, name, writes) FTI_PHASE_##id,

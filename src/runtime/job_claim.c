@@ -66,7 +66,7 @@ static int takes(const fti_ctx *ctx, int i)
 static fti_err take_mine(fti_ctx *ctx, int *failed)
 {
     for (int i = 0; i < NLOCKS; i++) {
-        if (!takes(ctx, i))
+        if (!takes(ctx, i) || ctx->locks[i].held)
             continue;
         int dup = 0;
         for (int j = 0; j < i; j++)
@@ -165,6 +165,15 @@ fti_err fti_job_claim(fti_ctx *ctx)
     }
     fti_job_claim_release(ctx); /* ours are of no use: the job stops here */
     return all[0] == mine[0] ? e : report_other(ctx, all[0]);
+}
+
+fti_err fti_job_claim_retake(fti_ctx *ctx)
+{
+    int failed = -1;
+    /* take_mine skips what is held: a survivor keeps its locks, the
+     * replacement of a node's first rank (or of rank 0) takes the dead
+     * rank's, which the kernel released with the dead process's flock */
+    return take_mine(ctx, &failed);
 }
 
 void fti_job_claim_release_dir(fti_ctx *ctx, const char *dir)

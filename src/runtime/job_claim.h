@@ -22,6 +22,11 @@
  * the reason (another job, or strerror). */
 fti_err fti_job_claim(fti_ctx *ctx);
 
+/* After an online repair: takes the locks this rank takes at FTI_Init and
+ * does not hold yet (the replacement of a node's first rank, or of rank
+ * 0, takes the dead rank's). Not collective. */
+fti_err fti_job_claim_retake(fti_ctx *ctx);
+
 /* Releases this rank's lock of `dir` (its lock file goes), if it holds one. */
 void fti_job_claim_release_dir(fti_ctx *ctx, const char *dir);
 

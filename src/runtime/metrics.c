@@ -206,6 +206,23 @@ void fti_metrics_restore(fti_ctx *ctx, double secs, int ok)
     ctx->metrics.restore_state = ok ? 1 : 2;
 }
 
+enum { O_REPAIR, O_CHOOSE, O_TOTAL, O_N };
+
+void fti_metrics_online(fti_ctx *ctx, int replaced, double repair, double choose)
+{
+    double mine[O_N] = {repair, choose, repair + choose}, max[O_N], sum[O_N];
+    jline j;
+    if (!gather_line(ctx, &j, "online_recovery", "ok", mine, O_N, max, sum))
+        return;
+    jint(&j, "replaced", replaced);
+    commit_fields(&j, &ctx->rec.chosen);
+    jphase(&j, "repair", max[O_REPAIR], sum[O_REPAIR]);
+    jphase(&j, "choose", max[O_CHOOSE], sum[O_CHOOSE]);
+    jphase(&j, "total", max[O_TOTAL], sum[O_TOTAL]);
+    jphase(&j, "app_wait", max[O_TOTAL], sum[O_TOTAL]);
+    append_line(ctx, &j);
+}
+
 enum { S_SECS, S_HAS, S_FAILED, S_N };
 
 void fti_metrics_flush_restore(fti_ctx *ctx)

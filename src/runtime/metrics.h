@@ -74,6 +74,12 @@ void fti_metrics_recovery(struct fti_ctx *ctx, const fti_commit *chosen, const c
  * in secs; kept until fti_metrics_flush_restore. */
 void fti_metrics_restore(struct fti_ctx *ctx, double secs, int ok);
 
+/* Collective over the application ranks after an online repair: an
+ * "online_recovery" line (ranks replaced, the repair of the communicators
+ * and the library's state, the choice of the checkpoint; the restore that
+ * follows is its own "restore" line). */
+void fti_metrics_online(struct fti_ctx *ctx, int replaced, double repair, double choose);
+
 /* Collective, as above (called at the next checkpoint and at FTI_Finalize):
  * the line of the restores kept since the last call, if any rank has one. */
 void fti_metrics_flush_restore(struct fti_ctx *ctx);

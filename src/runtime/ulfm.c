@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/log.h"
 
 int fti_ulfm_built(void)
@@ -214,6 +215,7 @@ static int repair_once(fti_ulfm *u, MPI_Comm comm, MPI_Comm *shrunk, MPI_Comm *w
     *nfailed = 0;
     MPIX_Comm_shrink(comm, shrunk);
     MPI_Comm_set_errhandler(*shrunk, MPI_ERRORS_RETURN);
+    fti_fault_phase(FTI_PHASE_REPAIR); /* tests: a rank killed while the others repair */
     MPI_Comm_size(*shrunk, &n);
     MPI_Comm_rank(*shrunk, &me);
     int *roles = malloc((size_t)n * sizeof *roles);
@@ -282,6 +284,23 @@ void fti_ulfm_forget(fti_ulfm *u)
     u->nrevoke = 0;
 }
 
+int fti_ulfm_settled(fti_ulfm *u, int ok)
+{
+    int flag = ok;
+    /* Agreement tells every live rank the same: a process failed since
+     * `whole` was made (an error, failures are not acknowledged), or not */
+    if (MPIX_Comm_agree(u->whole, &flag) == MPI_SUCCESS)
+        return flag != 0;
+    MPIX_Comm_revoke(u->whole);
+    return -1;
+}
+
+void fti_ulfm_revoke(MPI_Comm comm)
+{
+    if (comm != MPI_COMM_NULL)
+        MPIX_Comm_revoke(comm);
+}
+
 #else /* no ULFM: online_recovery = 1 is refused by fti_ulfm_check */
 
 fti_err fti_ulfm_setup(fti_ulfm *u, const fti_config *cfg, MPI_Comm comm, MPI_Comm *work)
@@ -319,5 +338,16 @@ void fti_ulfm_watch(fti_ulfm *u, MPI_Comm comm)
 void fti_ulfm_forget(fti_ulfm *u)
 {
     (void)u;
+}
+
+int fti_ulfm_settled(fti_ulfm *u, int ok)
+{
+    (void)u;
+    return ok != 0;
+}
+
+void fti_ulfm_revoke(MPI_Comm comm)
+{
+    (void)comm;
 }
 #endif

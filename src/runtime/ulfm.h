@@ -79,6 +79,17 @@ fti_err fti_ulfm_repair(fti_ulfm *u, MPI_Comm *work);
  * program's resume point armed revokes them all and jumps to it; anything
  * else ends the job as MPI's default handler would (MPI_Abort). */
 void fti_ulfm_watch(fti_ulfm *u, MPI_Comm comm);
+
+/* After a repair, when the library has rebuilt its state over the new
+ * communicators (ok: on this rank): collective over `whole`, spares
+ * included. 1: every rank got through; 0: a rank failed otherwise (no
+ * process lost); -1: a process failed meanwhile, the repair must start
+ * again (`whole` is revoked). */
+int fti_ulfm_settled(fti_ulfm *u, int ok);
+
+/* Revokes comm (MPI_COMM_NULL: nothing), so that no rank waits in it on a
+ * rank that left its collective early. */
+void fti_ulfm_revoke(MPI_Comm comm);
 void fti_ulfm_forget(fti_ulfm *u);
 
 #endif /* FTI_ULFM_H */

@@ -70,6 +70,14 @@ rejected "no-l3 set ckpt_l1_iter=10; fault crash:l3_encode:2@1 => identical" \
   "fault crash:l3_encode:2@1: no L3 checkpoint is scheduled"
 rejected "no-l4 set ckpt_l2_iter=10; fault flip:l4_flush:2@1; crash rank=0 iter=45 => identical" \
   "fault flip:l4_flush:2@1: no L4 checkpoint is scheduled"
+# Online recovery's phases and expectation need online_recovery = 1, and
+# spares are no application rank a crash can name.
+rejected "no-online set ckpt_l1_iter=10; fault delay:rejoin:1@2; kill rank=2 after=delay => online" \
+  "fault delay:rejoin:1@2: no repair without online recovery (online_recovery = 1)"
+rejected "no-online-expect set ckpt_l1_iter=10; kill rank=2 after=1 => online" \
+  "=> online needs set online_recovery=1 spare_ranks=N"
+rejected "spare-crash set ckpt_l1_iter=10 online_recovery=1 spare_ranks=1; crash rank=3 iter=35 => online" \
+  "crash rank=3: there is no rank 3 (3 ranks)"
 rejected "bad-key set ckpt_l1_iter=10; crash rank=2 itr=35 => identical" \
   "crash: unknown key 'itr'"
 rejected "bad-kill set ckpt_l1_iter=10; kill rank=1 aftr=1 => identical" \
@@ -77,7 +85,7 @@ rejected "bad-kill set ckpt_l1_iter=10; kill rank=1 aftr=1 => identical" \
 # A misspelt phase would name a point that never fires: refused by name,
 # with the phases the library has.
 rejected "typo-phase set ckpt_l1_iter=10; fault crash:befor_commit@1 => identical" \
-  "fault crash:befor_commit@1: unknown phase 'befor_commit' (phases: after_local_write, l2_send, l3_encode, l4_flush, dcp_layer, h5_write, before_commit, after_commit, recovery, staged)"
+  "fault crash:befor_commit@1: unknown phase 'befor_commit' (phases: after_local_write, l2_send, l3_encode, l4_flush, dcp_layer, h5_write, before_commit, after_commit, recovery, staged, repair, rejoin)"
 rejected "late-kill-iter set ckpt_l1_iter=10; crash rank=1 iter=60 => identical" \
   "crash iter=60: the application's last iteration is 59"
 

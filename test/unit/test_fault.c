@@ -91,7 +91,8 @@ static void test_rejects_points_that_cannot_inject(void **state)
     assert_int_equal(init_with("crash:l2_sned", 0), -1);
     assert_non_null(strstr(fti_last_error(), "unknown phase 'l2_sned' (phases: after_local_write, "
                                              "l2_send, l3_encode, l4_flush, dcp_layer, h5_write, "
-                                             "before_commit, after_commit, recovery, staged)"));
+                                             "before_commit, after_commit, recovery, staged, "
+                                             "repair, rejoin)"));
     assert_int_equal(init_with("flip:before_commit", 0), -1);
     assert_non_null(strstr(fti_last_error(), "flip and truncate need a phase that writes a file, "
                                              "not 'before_commit': after_local_write, l2_send, "
