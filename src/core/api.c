@@ -228,19 +228,25 @@ static void online_failed(fti_ctx *ctx, fti_err e)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* A spare (online_recovery, spare_ranks): waits in FTI_Init and returns only
- * as the rank it replaces, its restart pending; released by FTI_Finalize,
- * it ends as a head does. */
-static int serve_spare(fti_ctx *ctx)
+/* After a repair (e from it), on the replacement and on the survivors: the
+ * job goes on over the repaired FTI_COMM_WORLD, or ends (online_failed). */
+static void online_rejoined(fti_ctx *ctx, fti_err e)
 {
-    fti_err e = fti_online_serve_spare(ctx);
     if (e == FTI_E_NOREC)
         fti_fail(e, "online recovery: no checkpoint that every rank can restore");
     if (e != FTI_E_OK)
         online_failed(ctx, e);
     FTI_COMM_WORLD = ctx->topo.app;
-    ctx->state = FTI_ST_READY;
     ctx->metrics.job.restarted = 1;
+}
+
+/* A spare (online_recovery, spare_ranks): waits in FTI_Init and returns only
+ * as the rank it replaces, its restart pending; released by FTI_Finalize,
+ * it ends as a head does. */
+static int serve_spare(fti_ctx *ctx)
+{
+    online_rejoined(ctx, fti_online_serve_spare(ctx));
+    ctx->state = FTI_ST_READY;
     fti_jobstatus_ready(ctx->topo.app_rank, ctx->dirs.exec_id, &ctx->rec.chosen);
     return FTI_SCES;
 }
@@ -365,13 +371,7 @@ jmp_buf *FTI_ResumeJmp(void)
 void FTI_Resumed(void)
 {
     fti_ctx *ctx = &the_ctx;
-    fti_err e = fti_online_repair(ctx);
-    if (e == FTI_E_NOREC)
-        fti_fail(e, "online recovery: no checkpoint that every rank can restore");
-    if (e != FTI_E_OK)
-        online_failed(ctx, e);
-    FTI_COMM_WORLD = ctx->topo.app;
-    ctx->metrics.job.restarted = 1;
+    online_rejoined(ctx, fti_online_repair(ctx));
     /* the jump came back into setjmp, past FTI_ResumeJmp: armed again here,
      * for the next failure */
     ctx->ulfm.armed = 1;

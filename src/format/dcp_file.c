@@ -249,28 +249,31 @@ static fti_err read_layer_fd(int fd, const char *path, int rank, uint64_t seq, f
     return e;
 }
 
-fti_err fti_dcp_read(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
+typedef fti_err (*layer_reader)(int fd, const char *path, int rank, uint64_t seq,
+                                fti_dcp_layer *l);
+
+/* Opens path and reads the layer from it with read_fd (all of it, or its fixed part). */
+static fti_err read_layer_file(const char *path, int rank, uint64_t seq, fti_dcp_layer *l,
+                               layer_reader read_fd)
 {
     memset(l, 0, sizeof *l);
     int fd = fti_open_read(path);
     if (fd < 0)
         return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "dCP layer %s: %s", path,
                         fti_fs_strerror(errno));
-    fti_err e = read_layer_fd(fd, path, rank, seq, l);
+    fti_err e = read_fd(fd, path, rank, seq, l);
     close(fd);
     return e;
 }
 
+fti_err fti_dcp_read(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
+{
+    return read_layer_file(path, rank, seq, l, read_layer_fd);
+}
+
 fti_err fti_dcp_read_fixed(const char *path, int rank, uint64_t seq, fti_dcp_layer *l)
 {
-    memset(l, 0, sizeof *l);
-    int fd = fti_open_read(path);
-    if (fd < 0)
-        return fti_fail(errno == ENOENT ? FTI_E_MISSING : FTI_E_IO, "dCP layer %s: %s", path,
-                        fti_fs_strerror(errno));
-    fti_err e = read_fixed_fd(fd, path, rank, seq, l);
-    close(fd);
-    return e;
+    return read_layer_file(path, rank, seq, l, read_fixed_fd);
 }
 
 /* ---- assembling ----------------------------------------------------------- */

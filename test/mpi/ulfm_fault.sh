@@ -16,11 +16,11 @@ python3 "$FTI_SOURCE_DIR/tools/fti-fault" --config "$FTI_SOURCE_DIR/test/fault/h
   --workdir "$T/fault" --seed 5 --iters 400 --mpiexec-args=--with-ft=ulfm \
   --crash-marker 'heatdis: rank {rank}: injected crash \(SIGKILL\) at iteration {iter}' \
   --crash-args "--crash-at {iter} --crash-rank {rank}" \
-  --scenario "online-kill-random $ONLINE spare_ranks=1 np=5 ckpt_l2_iter=40; kill rank=2 after=commit:2+rand:0-0.2 => online" \
+  --scenario "online-kill-random $ONLINE spare_ranks=1 np=5 ckpt_l2_iter=40; kill rank=2 after=commit:2+rand:0-0.05 => online" \
   --scenario "online-kill-in-ckpt $ONLINE spare_ranks=1 np=5 ckpt_l2_iter=40; fault delay:l2_send:3@1; kill rank=1 after=delay => online" \
   --scenario "online-kill-in-repair $ONLINE spare_ranks=2 np=6 ckpt_l1_iter=40; crash rank=0 iter=100; fault delay:rejoin:1@2; kill rank=2 after=delay => online" \
   --scenario "online-two-kills $ONLINE spare_ranks=2 np=6 ckpt_l1_iter=40; kill rank=3 after=commit:2; fault delay:after_local_write:5@1; kill rank=1 after=delay => online" \
-  -- "$FTI_BUILD_DIR/examples/heatdis" --config {config} --output {output} --iters 400 --rows 128 --cols 256 \
+  -- "$FTI_BUILD_DIR/examples/heatdis" --config {config} --output {output} --iters 400 --rows 512 --cols 256 \
   > "$out" 2>&1
 rc=$?
 set -e
