@@ -115,6 +115,7 @@ static fti_err init_steps(fti_ctx *ctx, const char *configFile, MPI_Comm comm)
     /* online_recovery: the spares (the last ranks) stop here; the others
      * go on over the application ranks' communicator */
     fti_ulfm_setup(&ctx->ulfm, &ctx->cfg, comm, &comm);
+    fti_watchdog_blocking(ctx->ulfm.on);
     if (ctx->ulfm.on && ctx->ulfm.role < 0)
         return fti_layout_init(&ctx->dirs, &ctx->cfg);
     int rank, nranks;

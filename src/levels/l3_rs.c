@@ -61,9 +61,7 @@ static fti_err job_init(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring,
 /* Every member's file size into j->size, from each member's `mine`. */
 static void gather_sizes(l3_job *j, uint64_t mine)
 {
-    MPI_Request req;
-    MPI_Iallgather(&mine, 1, MPI_UINT64_T, j->size, 1, MPI_UINT64_T, j->r.comm, &req);
-    fti_watched_wait(&req, j->r.comm, "L3: the group's file sizes");
+    fti_watched_allgather(&mine, 1, MPI_UINT64_T, j->size, j->r.comm, "L3: the group's file sizes");
 }
 
 /* smax and the message size follow the members' sizes. */
@@ -327,9 +325,8 @@ static int agree_sizes(l3_job *j, const int *own, const int *par, int own_ok)
             root = i;
     }
     if (root >= 0) {
-        MPI_Request req;
-        MPI_Ibcast(j->size, j->G, MPI_UINT64_T, root, j->r.comm, &req);
-        fti_watched_wait(&req, j->r.comm, "L3 rebuild: file sizes from a parity manifest");
+        fti_watched_bcast(j->size, j->G, MPI_UINT64_T, root, j->r.comm,
+                          "L3 rebuild: file sizes from a parity manifest");
     } else if (all_own) {
         struct stat st;
         uint64_t mine = own_ok && stat(j->data_path, &st) == 0 ? (uint64_t)st.st_size : 0;

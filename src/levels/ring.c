@@ -63,9 +63,7 @@ void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring)
 
 void fti_ring_allgather(const fti_ring *ring, int mine, int *all)
 {
-    MPI_Request req;
-    MPI_Iallgather(&mine, 1, MPI_INT, all, 1, MPI_INT, ring->comm, &req);
-    fti_watched_wait(&req, ring->comm, "the group's agreement");
+    fti_watched_allgather(&mine, 1, MPI_INT, all, ring->comm, "the group's agreement");
 }
 
 int fti_read_padded(int fd, uint64_t file_size, void *buf, size_t len, uint64_t off)

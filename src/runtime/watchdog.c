@@ -26,6 +26,7 @@ static struct {
     double override_s; /* FTI_WATCHDOG_S, 0: none */
     double last_ckpt_s;
     int warned;        /* one warning per process */
+    int blocking;      /* fti_watchdog_blocking: set before fti_watchdog_setup */
 } wd;
 
 void fti_watchdog_setup(int head)
@@ -35,6 +36,11 @@ void fti_watchdog_setup(int head)
     wd.override_s = env ? atof(env) : 0.0;
     wd.last_ckpt_s = 0.0;
     wd.warned = 0;
+}
+
+void fti_watchdog_blocking(int on)
+{
+    wd.blocking = on;
 }
 
 void fti_watchdog_reference(double secs)
@@ -97,6 +103,8 @@ int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype 
                           MPI_Comm comm, const char *what)
 {
     MPI_Request req;
+    if (wd.blocking)
+        return MPI_Allreduce(send, recv, count, type, op, comm);
     int rc = MPI_Iallreduce(send, recv, count, type, op, comm, &req);
     return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
 }
@@ -104,13 +112,37 @@ int fti_watched_allreduce(const void *send, void *recv, int count, MPI_Datatype 
 int fti_watched_dup(MPI_Comm comm, MPI_Comm *copy, const char *what)
 {
     MPI_Request req;
+    if (wd.blocking)
+        return MPI_Comm_dup(comm, copy);
     int rc = MPI_Comm_idup(comm, copy, &req);
+    return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
+}
+
+int fti_watched_allgather(const void *send, int count, MPI_Datatype type, void *recv,
+                          MPI_Comm comm, const char *what)
+{
+    MPI_Request req;
+    if (wd.blocking)
+        return MPI_Allgather(send, count, type, recv, count, type, comm);
+    int rc = MPI_Iallgather(send, count, type, recv, count, type, comm, &req);
+    return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
+}
+
+int fti_watched_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      const char *what)
+{
+    MPI_Request req;
+    if (wd.blocking)
+        return MPI_Bcast(buf, count, type, root, comm);
+    int rc = MPI_Ibcast(buf, count, type, root, comm, &req);
     return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
 }
 
 int fti_watched_barrier(MPI_Comm comm, const char *what)
 {
     MPI_Request req;
+    if (wd.blocking)
+        return MPI_Barrier(comm);
     int rc = MPI_Ibarrier(comm, &req);
     return rc != MPI_SUCCESS ? rc : fti_watched_wait(&req, comm, what);
 }

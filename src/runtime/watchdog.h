@@ -15,6 +15,13 @@
  * FTI_COMM_WORLD), and FTI_WATCHDOG_S. */
 void fti_watchdog_setup(int head);
 
+/* Local. on (online_recovery): the watched collectives are MPI's blocking
+ * ones, unwatched. Open MPI 5.0's nonblocking collectives that meet a
+ * failed rank print "Error in NBC_Start_round" and have aborted jobs that
+ * ULFM would have repaired; with a failed rank a wait ends anyway (an
+ * error), so there is no hang to warn about. */
+void fti_watchdog_blocking(int on);
+
 /* Local. The last checkpoint call took secs: the yardstick of the threshold. */
 void fti_watchdog_reference(double secs);
 
@@ -32,6 +39,14 @@ int fti_watched_wait(MPI_Request *req, MPI_Comm comm, const char *what);
 /* Collective over comm: MPI_Comm_dup, watched (a non-blocking MPI_Comm_idup
  * completed by fti_watched_wait). Returns MPI's code. */
 int fti_watched_dup(MPI_Comm comm, MPI_Comm *copy, const char *what);
+
+/* Collective over comm: MPI_Allgather, watched. Returns MPI's code. */
+int fti_watched_allgather(const void *send, int count, MPI_Datatype type, void *recv,
+                          MPI_Comm comm, const char *what);
+
+/* Collective over comm: MPI_Bcast, watched. Returns MPI's code. */
+int fti_watched_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                      const char *what);
 
 /* Collective over comm: MPI_Barrier, watched. Returns MPI's code. */
 int fti_watched_barrier(MPI_Comm comm, const char *what);
