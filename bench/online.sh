@@ -16,8 +16,11 @@
 # Both faulty runs recompute the same iterations (from the checkpoint of
 # iteration 39 to the kill), so each one's time minus the clean one's is
 # its time from death to running again plus that same recompute. One JSON
-# line per NP: the three wall times, online_s and relaunch_s (wall minus
-# clean), their ratio, and the library's own repair and choice times.
+# line per NP: the median of REPS rounds (default 5; each round runs the
+# three, one after the other) of the three wall times, of online_s and
+# relaunch_s (each faulty run minus its round's clean run) with their
+# ranges, the ratio of those medians, and the library's own repair and
+# choice times.
 # Open MPI 5.0.11 sometimes aborts or hangs in a job that lost a rank: an
 # online try without its digest is said with Open MPI's error and run again
 # (TRIES, default 3); any job is stopped after LIMIT_S (default 300) seconds.
@@ -25,7 +28,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD:-$ROOT/build-openmpi}"
 DIR="${DIR:-/dev/shm/fti-bench-online}"
-LIMIT_S="${LIMIT_S:-300}" TRIES="${TRIES:-3}"
+LIMIT_S="${LIMIT_S:-300}" TRIES="${TRIES:-3}" REPS="${REPS:-5}"
 ITERS="${ITERS:-200}" KILL_AT="${KILL_AT:-45}" ROWS="${ROWS:-512}" COLS="${COLS:-1024}"
 if [ -z "${FTI_OMPI_MPIEXEC:-}" ]; then eval "$("$ROOT/scripts/openmpi.sh" 5)"; fi
 [ "$(id -u)" -ne 0 ] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -62,37 +65,48 @@ args() { echo --rows "$ROWS" --cols "$COLS" --iters "$ITERS" --config "$DIR/c.ft
 
 for np in "${@:-4 16}"; do
   for n in $np; do
-    fresh; config "$DIR/c.fti" 1 > "$DIR/c.fti"
-    clean=$(timed "$DIR/clean.out" "$DIR/clean.log" "${MPIEXEC[@]}" --with-ft ulfm -n $((n + 1)) "$H" $(args clean))
-    cp "$DIR/clean.out" "$DIR.ref"
-    # Open MPI 5.0.11 sometimes aborts ("Send error after request freed") or hangs in a job
-    # that lost a rank: such a try is said and run again, up to TRIES times
-    online=
-    for try in $(seq "$TRIES"); do
+    cleans=() onlines=() relaunches=() repairs=()
+    for round in $(seq "$REPS"); do
       fresh; config "$DIR/c.fti" 1 > "$DIR/c.fti"
-      if online=$(timed "$DIR/online.out" "$DIR/online.log" "${MPIEXEC[@]}" --with-ft ulfm -n $((n + 1)) "$H" \
-        $(args online) --crash-at "$KILL_AT" --crash-rank 1); then break; fi
-      echo "online.sh: $n ranks: online try $try ended without its digest:" \
-        "$(grep -a -m1 -o 'An error occurred in .*\|Error in NBC[^(]*\|MPIX_Comm_shrink.*' "$DIR/online.log" || echo 'see online.log')" >&2
+      clean=$(timed "$DIR/clean.out" "$DIR/clean.log" "${MPIEXEC[@]}" --with-ft ulfm -n $((n + 1)) "$H" $(args clean))
+      cp "$DIR/clean.out" "$DIR.ref"
+      # Open MPI 5.0.11 sometimes aborts or hangs in a job that lost a rank:
+      # such a try is said and run again, up to TRIES times
       online=
+      for try in $(seq "$TRIES"); do
+        fresh; config "$DIR/c.fti" 1 > "$DIR/c.fti"
+        if online=$(timed "$DIR/online.out" "$DIR/online.log" "${MPIEXEC[@]}" --with-ft ulfm -n $((n + 1)) "$H" \
+          $(args online) --crash-at "$KILL_AT" --crash-rank 1); then break; fi
+        echo "online.sh: $n ranks: online try $try ended without its digest:" \
+          "$(grep -a -m1 -o 'An error occurred in .*\|Error in NBC[^(]*\|MPIX_Comm_shrink.*' "$DIR/online.log" || echo 'see online.log')" >&2
+        online=
+      done
+      [ -n "$online" ] || { echo "online.sh: $n ranks: no online run finished in $TRIES tries" >&2; continue; }
+      cmp -s "$DIR.ref" "$DIR/online.out" || echo "online.sh: $n ranks: online digest differs" >&2
+      repairs+=("$(sed -n 's/.*replaced by spares in \([0-9.]*\) s, restart from checkpoint [0-9]* chosen in \([0-9.]*\) s.*/\1,\2/p' "$DIR/online.log" | head -1)")
+      fresh; config "$DIR/c.fti" 0 > "$DIR/c.fti"
+      relaunch=$(timed "$DIR/relaunch.out" "$DIR/relaunch.log" "$ROOT/tools/fti-run" --quiet --backoff 0 --status-dir "$DIR/st" \
+        -- "${MPIEXEC[@]}" -n "$n" "$H" $(args relaunch) --crash-at "$KILL_AT" --crash-rank 1)
+      cmp -s "$DIR.ref" "$DIR/relaunch.out" || echo "online.sh: $n ranks: relaunch digest differs" >&2
+      cleans+=("$clean") onlines+=("$online") relaunches+=("$relaunch")
     done
-    [ -n "$online" ] || { echo "online.sh: $n ranks: no online run finished in $TRIES tries" >&2; continue; }
-    cmp -s "$DIR.ref" "$DIR/online.out" || echo "online.sh: $n ranks: online digest differs" >&2
-    repair=$(sed -n 's/.*replaced by spares in \([0-9.]*\) s, restart from checkpoint [0-9]* chosen in \([0-9.]*\) s.*/\1 \2/p' "$DIR/online.log" | head -1)
-    fresh; config "$DIR/c.fti" 0 > "$DIR/c.fti"
-    relaunch=$(timed "$DIR/relaunch.out" "$DIR/relaunch.log" "$ROOT/tools/fti-run" --quiet --backoff 0 --status-dir "$DIR/st" \
-      -- "${MPIEXEC[@]}" -n "$n" "$H" $(args relaunch) --crash-at "$KILL_AT" --crash-rank 1)
-    cmp -s "$DIR.ref" "$DIR/relaunch.out" || echo "online.sh: $n ranks: relaunch digest differs" >&2
-    python3 - "$n" "$clean" "$online" "$relaunch" "${repair:-nan nan}" <<'PY'
-import json, sys
-n = int(sys.argv[1]); clean, online, relaunch = (float(x) for x in sys.argv[2:5])
-rep, cho = (float(x) for x in sys.argv[5].split())
-o, r = online - clean, relaunch - clean
-print(json.dumps({"bench": "online", "ranks": n, "spares": 1, "clean_s": round(clean, 3),
-                  "online_run_s": round(online, 3), "relaunch_run_s": round(relaunch, 3),
-                  "online_s": round(o, 3), "relaunch_s": round(r, 3),
-                  "relaunch_over_online": round(r / o, 2) if o > 0 else None,
-                  "repair_s": rep, "choose_s": cho}))
+    [ "${#onlines[@]}" -gt 0 ] || continue
+    python3 - "$n" "${cleans[*]}" "${onlines[*]}" "${relaunches[*]}" "${repairs[*]}" <<'PY'
+import json, statistics, sys
+n = int(sys.argv[1])
+clean, online, relaunch = ([float(x) for x in a.split()] for a in sys.argv[2:5])
+reps = [tuple(float(y) for y in x.split(",")) for x in sys.argv[5].split() if x]
+med = lambda v: round(statistics.median(v), 3)
+# each round's faulty runs minus that round's clean run: drift between rounds cancels
+o = [a - c for a, c in zip(online, clean)]
+r = [a - c for a, c in zip(relaunch, clean)]
+print(json.dumps({"bench": "online", "ranks": n, "spares": 1, "rounds": len(o),
+                  "clean_s": med(clean), "online_run_s": med(online), "relaunch_run_s": med(relaunch),
+                  "online_s": med(o), "online_s_range": [round(min(o), 3), round(max(o), 3)],
+                  "relaunch_s": med(r), "relaunch_s_range": [round(min(r), 3), round(max(r), 3)],
+                  "relaunch_over_online": round(med(r) / med(o), 2) if med(o) > 0 else None,
+                  "repair_s": med([x[0] for x in reps]) if reps else None,
+                  "choose_s": med([x[1] for x in reps]) if reps else None}))
 PY
   done
 done
