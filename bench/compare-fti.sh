@@ -20,7 +20,8 @@
 # node here), and with every node's local storage lost after L4. A
 # checkpoint run ends without FTI_Finalize (a crash), so its files stay; the
 # restart run times FTI_Init + FTI_Protect + FTI_Recover and checks every
-# byte. FTI rewrites its config at FTI_Init ([restart] failure = 1 and its
+# byte, and the peak RSS of the largest rank beside FTI's (median of the
+# reps). FTI rewrites its config at FTI_Init ([restart] failure = 1 and its
 # exec id), so every run of a case starts from a fresh config.
 # --help prints the comment above (how to call it) and exits.
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
@@ -86,10 +87,11 @@ local_test = 1
 CFG
 }
 
-run() { # LIB LOG ARGS...: rank 0's TIME, or fail with the log
+run() { # LIB LOG ARGS...: rank 0's TIME, or fail with the log; its RSS_MIB goes to $work/rss-LIB
   local lib="$1" log="$2"; shift 2
   "$MPIEXEC" -n "$np" -bind-to none "$work/driver-$lib" "$@" > "$log" 2>&1 ||
     { tail -n 20 "$log" >&2; die "$lib: driver $* failed (log above)"; }
+  awk '/^RSS_MIB /{print $2}' "$log" > "$work/rss-$lib"
   awk '/^TIME /{print $2}' "$log"
 }
 
@@ -112,14 +114,18 @@ one() {
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "compare-fti: $np ranks x $mib MiB in $dir, $reps reps, interleaved; load: $(cat /proc/loadavg)"
-printf "%-18s %10s %10s %12s\n" case "ours (s)" "FTI (s)" "ours/FTI"
+echo "peak RSS: the largest rank's, MiB, the driver's two buffers of $mib MiB included; +: ours minus FTI's"
+printf "%-18s %10s %10s %12s %10s %10s %8s\n" case "ours (s)" "FTI (s)" "ours/FTI" "ours RSS" "FTI RSS" "+MiB"
 for case in ckpt1 ckpt2 ckpt3 ckpt4 restart-none restart-l2-node restart-l3-node restart-l4-all; do
-  : > "$work/t-ours"; : > "$work/t-fti"
+  : > "$work/t-ours"; : > "$work/t-fti"; : > "$work/m-ours"; : > "$work/m-fti"
   for ((i = 0; i < reps; i++)); do
-    one ours "$case" >> "$work/t-ours"
-    one fti "$case" >> "$work/t-fti"
+    one ours "$case" >> "$work/t-ours"; cat "$work/rss-ours" >> "$work/m-ours"
+    one fti "$case" >> "$work/t-fti"; cat "$work/rss-fti" >> "$work/m-fti"
   done
   a="$(median < "$work/t-ours")" b="$(median < "$work/t-fti")"
-  printf "%-18s %10.3f %10.3f %12.2f\n" "$case" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN {print (b > 0 ? a / b : 0)}')"
+  ra="$(median < "$work/m-ours")" rb="$(median < "$work/m-fti")"
+  printf "%-18s %10.3f %10.3f %12.2f %10.1f %10.1f %8.1f\n" "$case" "$a" "$b" \
+    "$(awk -v a="$a" -v b="$b" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$ra" "$rb" \
+    "$(awk -v a="$ra" -v b="$rb" 'BEGIN {print a - b}')"
 done
 echo "load at the end: $(cat /proc/loadavg)"

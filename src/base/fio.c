@@ -230,14 +230,6 @@ int fti_in_memory_fs(int fd)
     return fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
 }
 
-const void *fti_map_in_memory(int fd, uint64_t size)
-{
-    if (size == 0 || size > SIZE_MAX || !fti_in_memory_fs(fd))
-        return NULL;
-    void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
 int fti_write_atomic_remove_stale(const char *path)
 {
     char dir[PATH_MAX], prefix[PATH_MAX];

@@ -59,10 +59,5 @@ int fti_copy_file(const char *src, const char *dst);
  * or read where they are, no copy needed. */
 int fti_in_memory_fs(int fd);
 
-/* The first `size` bytes of fd mapped read-only, only when the file is in
- * memory (tmpfs, ramfs): there its bytes are used where they lie, and no
- * device is behind the pages, so no I/O error can arrive as SIGBUS. NULL
- * otherwise (read the file instead). Unmap with munmap(p, size). */
-const void *fti_map_in_memory(int fd, uint64_t size);
 
 #endif /* FTI_FIO_H */

@@ -30,7 +30,6 @@ typedef struct fti_recovery {
     int var_fd;            /* FTI_RecoverVarInit..Finalize */
     int extra_ok;          /* set by a level's rebuild: this rank's partner copy or parity is valid */
     fti_file_version verified; /* this rank's own file as FTI_Init verified every byte of it */
-    fti_file_map map;      /* that file, in memory: kept mapped for FTI_Recover's copy */
     fti_file_version rebuilt; /* this rank's rebuilt file as the level's rebuild checked every
                                  byte of it while writing it (ckpt_stream.c) */
     uint64_t start_seq;    /* last_seq of the commit record at start: commits up to it and

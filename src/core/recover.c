@@ -82,8 +82,6 @@ static int local_ready(fti_ctx *ctx, const fti_commit *c, int *own_ok, uint64_t 
     fti_path_local(&ctx->dirs, path, c->level, c->slot, ctx->topo.app_rank);
     rebuilt_path(ctx, c, rebuilt, &in_place);
     fti_expect_data(&x, c, ctx->topo.app_rank, ctx->dirs.exec_id, "own file");
-    fti_file_map_release(&ctx->rec.map); /* an earlier candidate's */
-    x.keep = &ctx->rec.map;
     x.verified = &ctx->rec.verified; /* FTI_Recover need not hash this version again */
     fti_recovery_timing *tm = &ctx->metrics.rec; /* metrics */
     double t0 = fti_now();
@@ -204,7 +202,6 @@ static int try_candidate(fti_ctx *ctx, const fti_commit *c)
     }
     if (all && adopt_rebuilt(ctx, c, own_ok))
         return 1;
-    fti_file_map_release(&ctx->rec.map);
     const fti_level_ops *lv = fti_level(c->level);
     if (lv != NULL && lv->discard != NULL)
         lv->discard(ctx, c);
@@ -422,12 +419,9 @@ static fti_err restore_one(fti_ctx *ctx, int fd, const fti_var *v)
                         "protected buffer has %llu; call FTI_Realloc or protect the stored size",
                         v->id, (unsigned long long)e->nbytes, (unsigned long long)fti_var_bytes(v));
     /* Bytes FTI_Init verified are copied without a second hash, as long as
-     * the file is still that version; any change since means a full check.
-     * From the mapping they were hashed through, when kept: no read. */
+     * the file is still that version; any change since means a full check. */
     fti_file_version now = fti_file_version_of(fd, NULL);
     int checked = fti_file_version_same(&now, &ctx->rec.verified);
-    if (checked && v->dev == NULL && fti_file_copy_mapped(&ctx->rec.map, e, v->ptr) == 0)
-        return FTI_E_OK;
     return fti_file_read_var_sets(fd, ctx->rec.path, e, v, (size_t)ctx->cfg.gpu_host_bufsize,
                                   &ctx->capture, checked);
 }
@@ -575,7 +569,6 @@ fti_err fti_recover_all(fti_ctx *ctx)
         e = fti_fail(FTI_E_IO, "recover: %s: %s", ctx->rec.path, fti_fs_strerror(errno));
     for (int i = 0; e == FTI_E_OK && i < ctx->reg.nvars; i++)
         e = restore_one(ctx, fd, &ctx->reg.vars[i]);
-    fti_file_map_release(&ctx->rec.map); /* every variable is back: a later call reads */
     if (fd >= 0) {
         close(fd);
         fti_recover_drop_l4_copy(ctx);

@@ -164,8 +164,6 @@ static void record_version(const fti_expect *x, const char *path, const fti_file
     fti_file_version after = fti_file_version_of(-1, path);
     if (fti_file_version_same(before, &after))
         *x->verified = after;
-    else if (x->keep != NULL)
-        fti_file_map_release(x->keep);
 }
 
 fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header *hdr)
@@ -174,7 +172,7 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
     fti_log_quiet(1);
     fti_file_version before = x->verified != NULL ? fti_file_version_of(-1, path)
                                                   : (fti_file_version){0};
-    fti_err e = x->keep != NULL ? fti_file_verify_keep(path, &h, x->keep) : fti_file_verify(path, 0, 1, &h);
+    fti_err e = fti_file_verify(path, 0, 1, &h);
     int foreign = 0;
     if (e == FTI_E_OK) {
         foreign = (e = check_identity(x, &h, path)) != FTI_E_OK;
@@ -186,8 +184,6 @@ fti_err fti_expect_probe(const fti_expect *x, const char *path, fti_file_header 
             *hdr = h;
         else
             fti_file_header_free(&h);
-        if (e != FTI_E_OK && x->keep != NULL)
-            fti_file_map_release(x->keep);
         if (e == FTI_E_OK && x->verified != NULL)
             record_version(x, path, &before);
     }

@@ -24,8 +24,6 @@ typedef struct fti_expect {
     uint64_t nonce;    /* the commit's nonce: the file must carry exactly this one */
     uint32_t group;    /* parity: members in the group (manifest entries) */
     const char *role;  /* for messages: "own file", "L2 partner copy", ... */
-    fti_file_map *keep; /* fti_expect_probe: receives the mapping of a file in memory that
-                           passes (fti_file_verify_keep); NULL: none kept */
     fti_file_version *verified; /* fti_expect_probe: receives the version of a file that
                                    passes and did not change while it was verified (then
                                    FTI_Recover need not hash it again; else nothing is

@@ -95,23 +95,6 @@ fti_err fti_file_read_header(int fd, const char *path, fti_file_header *hdr);
  * `full` every data checksum. On success fills *hdr. */
 fti_err fti_file_verify(const char *path, uint64_t expect_seq, int full, fti_file_header *hdr);
 
-/* A verified file in memory, kept mapped read-only (fti_map_in_memory) so
- * that its bytes are copied out with no read: ptr NULL when there is none. */
-typedef struct fti_file_map {
-    const char *ptr;
-    size_t len;
-} fti_file_map;
-
-/* fti_file_verify(path, 0, 1, hdr) that hands the mapping the bytes were
- * hashed through to *keep when the file verifies (keep->ptr stays NULL
- * when the file was read, not mapped). Release it with fti_file_map_release. */
-fti_err fti_file_verify_keep(const char *path, fti_file_header *hdr, fti_file_map *keep);
-void fti_file_map_release(fti_file_map *m);
-
-/* Copies entry e's bytes out of a kept mapping into dst; -1 when there is
- * no mapping or e lies outside it. */
-int fti_file_copy_mapped(const fti_file_map *m, const fti_file_entry *e, void *dst);
-
 /* 1 when path is a whole, valid file of checkpoint `seq` (every checksum).
  * Quiet: the reason stays in fti_last_error() without being printed, for
  * probes of files that may well be lost. */

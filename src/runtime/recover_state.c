@@ -78,7 +78,6 @@ void fti_recover_var_close(fti_ctx *ctx)
 void fti_recover_release(fti_ctx *ctx)
 {
     fti_recover_var_close(ctx);
-    fti_file_map_release(&ctx->rec.map);
     fti_file_header_free(&ctx->rec.hdr);
     fti_file_header_free(&ctx->rec.l4_written);
 }

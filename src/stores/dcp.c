@@ -626,8 +626,7 @@ fti_err fti_dcp_rebuild(fti_ctx *ctx, const fti_commit *c)
         e = fti_fail(FTI_E_IO, "dCP rank %d: cannot sync %s: %s", rank, local, fti_fs_strerror(errno));
     close(fd);
     if (e == FTI_E_OK)
-        e = fti_l4_verify_restored(ctx, local, c, rank, "dCP", "(its chain of layers)", NULL,
-                                   NULL);
+        e = fti_l4_verify_restored(ctx, local, c, rank, "dCP", "(its chain of layers)", NULL);
     if (e != FTI_E_OK)
         unlink(local);
     return e;

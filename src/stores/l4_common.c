@@ -113,12 +113,10 @@ fti_err fti_l4_pack(const fti_ctx *ctx, const fti_commit *c, const char *who, co
 
 /* The restored file must be rank's data of c, every byte. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
-                               const char *who, const char *src_name, fti_file_map *keep,
-                               fti_file_version *verified)
+                               const char *who, const char *src_name, fti_file_version *verified)
 {
     fti_expect x;
     fti_expect_data(&x, c, rank, ctx->dirs.exec_id, "file restored from the L4 copy,");
-    x.keep = keep;
     x.verified = verified;
     if (fti_expect_valid(&x, path, NULL))
         return FTI_E_OK;
@@ -149,7 +147,7 @@ fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4
     if (e == FTI_E_OK)
         e = rank == ctx->topo.app_rank
                 ? fti_l4_verify_for_restart(ctx, rebuilt, c, src_name, &ctx->rec.rebuilt)
-                : fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL, NULL);
+                : fti_l4_verify_restored(ctx, rebuilt, c, rank, who.s, src_name, NULL);
     if (e != FTI_E_OK)
         unlink(rebuilt);
     return e;
@@ -160,9 +158,7 @@ fti_err fti_l4_verify_for_restart(fti_ctx *ctx, const char *path, const fti_comm
 {
     fti_l4_who who;
     fti_l4_who_of(&who, ctx->topo.app_rank);
-    fti_file_map_release(&ctx->rec.map);
-    return fti_l4_verify_restored(ctx, path, c, ctx->topo.app_rank, who.s, src_name,
-                                  &ctx->rec.map, into);
+    return fti_l4_verify_restored(ctx, path, c, ctx->topo.app_rank, who.s, src_name, into);
 }
 
 void fti_l4_archive(const fti_ctx *ctx, int64_t id, int rank, const char *file)

@@ -54,11 +54,10 @@ fti_err fti_l4_restore(fti_ctx *ctx, const fti_commit *c, int rank, const fti_l4
                        uint64_t avail, const char *src_name);
 
 /* The file restored at path must be rank's data of c, every byte (the rules
- * of ckpt_expect.h); src_name: where it came from, for the message. keep,
+ * of ckpt_expect.h); src_name: where it came from, for the message.
  * verified (or NULL): as fti_expect's. */
 fti_err fti_l4_verify_restored(const fti_ctx *ctx, const char *path, const fti_commit *c, int rank,
-                               const char *who, const char *src_name, fti_file_map *keep,
-                               fti_file_version *verified);
+                               const char *who, const char *src_name, fti_file_version *verified);
 
 /* fti_l4_verify_restored of this rank's file at path during a restart: the
  * version it verified goes to *into (the recovery's `verified` for a file

@@ -28,7 +28,7 @@ static fti_err h5_restore(fti_ctx *ctx, const fti_commit *c)
     fti_path_rebuilt(&ctx->dirs, local, 4, c->slot, rank);
     fti_err e = fti_h5_to_ckpt_file(file, local, c, rank);
     if (e == FTI_E_OK)
-        e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file, NULL, NULL);
+        e = fti_l4_verify_restored(ctx, local, c, rank, "HDF5", file, NULL);
     if (e != FTI_E_OK)
         unlink(local);
     return e;
