@@ -45,7 +45,10 @@ fi
 die() { echo "compare-fti: $*" >&2; exit 1; }
 fti_lib="$(find "$prefix" -maxdepth 2 -name 'libfti.so' | head -n 1)"
 [ -f "$prefix/include/fti.h" ] && [ -n "$fti_lib" ] || die "$prefix: no include/fti.h and lib*/libfti.so"
-our_lib="$(find "$build" -maxdepth 2 -name 'libfti.so' | head -n 1)"
+# the build's own library, not another build inside it (build/packaging-minimal/
+# holds an older, minimal one that find may list first)
+our_lib="$build/libfti.so"
+[ -e "$our_lib" ] || our_lib="$(find "$build" -maxdepth 2 -name 'libfti.so' | head -n 1)"
 [ -n "$our_lib" ] || die "$build: no libfti.so (build this library first, or pass -b BUILD)"
 MPICC="${MPICC:-mpicc}" MPIEXEC="${MPIEXEC:-mpiexec}"
 
