@@ -24,6 +24,8 @@
 # Open MPI 5.0.11 sometimes aborts or hangs in a job that lost a rank: an
 # online try without its digest is said with Open MPI's error and run again
 # (TRIES, default 3); any job is stopped after LIMIT_S (default 300) seconds.
+# --help prints the comment above (how to call it) and exits.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD:-$ROOT/build-openmpi}"
