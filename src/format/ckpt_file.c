@@ -366,67 +366,54 @@ static int hash_range(int fd, uint64_t off, uint64_t n, char *buf, uint64_t *sum
     return rc;
 }
 
-/* Each variable's checksum over a file in memory, mapped read-only a
- * window at a time: the bytes are hashed where they lie, with no copy
- * (about a third cheaper than reading them into a buffer), and at most
- * VERIFY_WINDOW of the file is mapped at once. A whole-file map counted the
- * file in the rank's resident set (a restart at 512 MiB per rank peaked
- * 511 MiB above FTI's in bench/compare-fti.sh): what a scheduler samples.
- * 1 when the file is not in memory (fti_in_memory_fs: only there no device
- * is behind the pages, so no I/O error can arrive as SIGBUS): the caller
- * reads it instead. The file is the caller's to keep unchanged meanwhile (recovery
- * runs under the job lock). */
+/* Hashes n bytes of a file in memory at off where they lie, mapped
+ * read-only a window at a time: no copy (about a third cheaper than
+ * reading them into a buffer), and at most VERIFY_WINDOW mapped at once. A
+ * whole-file map counted the file in the rank's resident set, what a
+ * scheduler samples (a restart at 512 MiB per rank peaked 511 MiB above
+ * FTI's). Only for files in memory (fti_in_memory_fs): no device is behind
+ * the pages, so no I/O error can arrive as SIGBUS. */
 #define VERIFY_WINDOW ((uint64_t)16 << 20)
-static int verify_mapped(int fd, const char *path, const fti_file_header *hdr, fti_err *e)
+static int hash_range_mapped(int fd, uint64_t off, uint64_t n, uint64_t *sum)
 {
-    if (hdr->file_size == 0 || !fti_in_memory_fs(fd))
-        return 1;
-    *e = FTI_E_OK;
-    for (uint32_t i = 0; i < hdr->nvars && *e == FTI_E_OK; i++) {
-        const fti_file_entry *v = &hdr->vars[i];
-        fti_hash h;
-        if (fti_hash_init(&h) != 0) {
-            *e = fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
+    fti_hash h;
+    if (fti_hash_init(&h) != 0)
+        return -1;
+    int rc = 0;
+    for (uint64_t done = 0; done < n && rc == 0;) {
+        uint64_t at = off + done, base = at & ~(VERIFY_WINDOW - 1);
+        uint64_t len = base + VERIFY_WINDOW - at < n - done ? base + VERIFY_WINDOW - at : n - done;
+        void *map = mmap(NULL, (size_t)(at - base + len), PROT_READ, MAP_SHARED, fd, (off_t)base);
+        if (map == MAP_FAILED) {
+            rc = -1;
             break;
         }
-        for (uint64_t done = 0; done < v->nbytes && *e == FTI_E_OK;) {
-            uint64_t at = v->offset + done, base = at & ~(VERIFY_WINDOW - 1);
-            uint64_t len = base + VERIFY_WINDOW - at < v->nbytes - done ? base + VERIFY_WINDOW - at
-                                                                       : v->nbytes - done;
-            void *map = mmap(NULL, (size_t)(at - base + len), PROT_READ, MAP_SHARED, fd, (off_t)base);
-            if (map == MAP_FAILED) {
-                *e = fti_fail(FTI_E_IO, "checkpoint file %s: mapping variable %d: %s", path, v->id,
-                              strerror(errno));
-                break;
-            }
-            fti_hash_update(&h, (const char *)map + (at - base), (size_t)len);
-            munmap(map, (size_t)(at - base + len));
-            done += len;
-        }
-        uint64_t sum = fti_hash_final(&h);
-        fti_hash_free(&h);
-        if (*e == FTI_E_OK && sum != v->checksum)
-            *e = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch "
-                          "(corrupt data)", path, v->id);
+        fti_hash_update(&h, (const char *)map + (at - base), (size_t)len);
+        munmap(map, (size_t)(at - base + len));
+        done += len;
     }
-    return 0;
+    *sum = fti_hash_final(&h);
+    fti_hash_free(&h);
+    return rc;
 }
 
+/* Each variable's checksum, hashed where the bytes lie for a file in
+ * memory, read through a buffer otherwise. The file is the caller's to
+ * keep unchanged meanwhile (recovery runs under the job lock). */
 static fti_err verify_data(int fd, const char *path, const fti_file_header *hdr)
 {
-    fti_err mapped;
-    if (verify_mapped(fd, path, hdr, &mapped) == 0)
-        return mapped;
-    char *buf = fti_io_alloc(FTI_HASH_PIECE);
-    if (buf == NULL)
+    int mapped = fti_in_memory_fs(fd);
+    char *buf = mapped ? NULL : fti_io_alloc(FTI_HASH_PIECE);
+    if (!mapped && buf == NULL)
         return fti_fail(FTI_E_NOMEM, "checkpoint file %s: out of memory", path);
     fti_err e = FTI_E_OK;
     for (uint32_t i = 0; i < hdr->nvars && e == FTI_E_OK; i++) {
         const fti_file_entry *v = &hdr->vars[i];
         uint64_t sum;
-        if (hash_range(fd, v->offset, v->nbytes, buf, &sum) != 0)
-            e = fti_fail(FTI_E_IO, "checkpoint file %s: reading variable %d: %s", path, v->id,
-                         strerror(errno));
+        if ((mapped ? hash_range_mapped(fd, v->offset, v->nbytes, &sum)
+                    : hash_range(fd, v->offset, v->nbytes, buf, &sum)) != 0)
+            e = fti_fail(FTI_E_IO, "checkpoint file %s: %s variable %d: %s", path,
+                         mapped ? "mapping" : "reading", v->id, strerror(errno));
         else if (sum != v->checksum)
             e = fti_fail(FTI_E_CORRUPT, "checkpoint file %s: variable %d: data checksum mismatch "
                          "(corrupt data)", path, v->id);
