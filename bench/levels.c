@@ -144,6 +144,13 @@ static void remove_sub(const char *dir, const char *sub)
 
 /* ---- ceilings ------------------------------------------------------------ */
 
+/* Bytes of the message at off of a pass over len bytes in chunk-byte
+ * messages: chunk, or what is left. */
+static size_t piece_at(size_t len, size_t chunk, size_t off)
+{
+    return len - off < chunk ? len - off : chunk;
+}
+
 /* One pass of the ring pattern over len bytes into `in`: the slowest
  * rank's seconds. */
 static double ring_once(const char *buf, char *in, size_t len)
@@ -153,7 +160,7 @@ static double ring_once(const char *buf, char *in, size_t len)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (size_t off = 0; off < len; off += chunk) {
-        int n = (int)(len - off < chunk ? len - off : chunk);
+        int n = (int)piece_at(len, chunk, off);
         MPI_Sendrecv(buf + off, n, MPI_BYTE, right, 7, in + off, n, MPI_BYTE, left, 7,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
@@ -357,19 +364,19 @@ static double raw_post_once(const char *data, size_t len, char *in[2], const cha
     }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    int n0 = (int)(len < chunk ? len : chunk);
+    int n0 = (int)piece_at(len, chunk, 0);
     MPI_Irecv(in[0], n0, MPI_BYTE, left, 9, MPI_COMM_WORLD, &rq[0]);
     MPI_Isend(data, n0, MPI_BYTE, right, 9, MPI_COMM_WORLD, &sq[0]);
     /* message k+1 travels while message k is written */
     for (size_t k = 0; k < nk; k++) {
-        size_t n = len - k * chunk < chunk ? len - k * chunk : chunk;
+        size_t n = piece_at(len, chunk, k * chunk);
         wait_yielding(&rq[k & 1]);
         wait_yielding(&sq[k & 1]);
         if (k + 1 < nk) {
-            size_t n1 = len - (k + 1) * chunk < chunk ? len - (k + 1) * chunk : chunk;
-            MPI_Isend(data + (k + 1) * chunk, (int)n1, MPI_BYTE, right, 9, MPI_COMM_WORLD,
+            int n1 = (int)piece_at(len, chunk, (k + 1) * chunk);
+            MPI_Isend(data + (k + 1) * chunk, n1, MPI_BYTE, right, 9, MPI_COMM_WORLD,
                       &sq[(k + 1) & 1]);
-            MPI_Irecv(in[(k + 1) & 1], (int)n1, MPI_BYTE, left, 9, MPI_COMM_WORLD, &rq[(k + 1) & 1]);
+            MPI_Irecv(in[(k + 1) & 1], n1, MPI_BYTE, left, 9, MPI_COMM_WORLD, &rq[(k + 1) & 1]);
         }
         pwrite_all(fd, path, in[k & 1], n, k * chunk);
     }
@@ -481,7 +488,7 @@ static void ring_into_new_file(const char *path, const char *buf, size_t len)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     for (size_t off = 0; off < len; off += chunk) {
-        int n = (int)(len - off < chunk ? len - off : chunk);
+        int n = (int)piece_at(len, chunk, off);
         MPI_Sendrecv(buf + off, n, MPI_BYTE, right, 7, in, n, MPI_BYTE, left, 7, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
         pwrite_all(fd, path, in, (size_t)n, off);
@@ -699,11 +706,11 @@ static void report_fresh(const times *m)
     line("fresh run: first L2 (x first L1)", m->f2, m->f2 / m->f1, "<=", 2.0);
     printf("    raw steps: new-file write %.3f s, ring %.3f s; own + ring + partner %.3f s = %.2fx "
            "the first L1\n", p2->write_new, p2->ring, sum2, sum2 / m->f1);
+    if (nranks >= cpus)
+        printf("    (%d ranks on %ld CPUs: each raw step keeps every CPU busy, so that sum bounds "
+               "the first L2)\n", nranks, cpus);
     printf("    raw fresh L2, one step after the other: %.3f s = %.2fx the first L1\n", p2->raw_l2,
            p2->raw_l2 / m->f1);
-    if (nranks >= cpus)
-        printf("    %d ranks on %ld CPUs: each raw step keeps every CPU busy, so their sum bounds "
-               "the first L2: %.2fx the first L1\n", nranks, cpus, sum2 / m->f1);
     line("fresh run: L2 post vs paired min(write,ring)", post2, post2 > 0 ? b2 / post2 : 0, ">=", 0.9);
     info("fresh run: L2 post vs paired ring + write", post2,
          post2 > 0 ? (p2->ring + p2->write_new) / post2 : 0, "the steps' sum");
