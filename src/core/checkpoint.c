@@ -7,6 +7,7 @@
 
 #include "core/checkpoint_commit.h"
 #include "core/checkpoint_write.h"
+#include "format/file_image.h"
 #include "core/cleanup.h"
 #include "runtime/collective.h"
 #include "base/fault.h"
@@ -261,7 +262,14 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *
         fti_ring ring;
         fti_ring_of(ctx, &ring);
         fti_phase_reset(); /* metrics: the post's phases */
+        /* The application waits in this call: its buffers still hold what
+         * the local file got, and the post may send from them. */
+        fti_file_image img;
+        if (fti_file_image_of(&ctx->reg, &img) == FTI_E_OK)
+            ctx->post_image = &img;
         e = fti_level(level)->post(ctx, &c, &ring);
+        ctx->post_image = NULL;
+        fti_file_image_free(&img);
         fti_phase_read(tm->phase);
     }
     tm->post = fti_now() - t1; /* metrics */

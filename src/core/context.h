@@ -130,6 +130,9 @@ typedef struct fti_ctx {
     fti_conf_record conf_record; /* [restart] keys written back (conf_update.c) */
     fti_capture_sets capture; /* pinned buffers + streams for device variables, kept from
                                  the first capture to FTI_Finalize (capture.h) */
+    const struct fti_file_image *post_image; /* during a synchronous post only: the local
+                                 file just written, as it lies in the application's buffers
+                                 (file_image.h); NULL elsewhere (staged, helper thread, head) */
 } fti_ctx;
 
 /* The live context for public entry points outside api.c (device/device_api.c,

@@ -29,7 +29,8 @@ static fti_err l2_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *r)
     char mine[FTI_PATH_MAX], copy[FTI_PATH_MAX];
     fti_path_local(&ctx->dirs, mine, 2, c->slot, r->app_rank[r->pos]);
     fti_path_partner(&ctx->dirs, copy, c->slot, r->app_rank[r->left]);
-    e = fti_ring_transfer(r, mine, r->right, copy, r->left, (size_t)ctx->cfg.transfer_size);
+    e = fti_ring_transfer_image(r, mine, ctx->post_image, r->right, copy, r->left,
+                                (size_t)ctx->cfg.transfer_size);
     if (e == FTI_E_OK)
         fti_fault_wrote(fti_l2_ops.phase, copy, 0, 0);
     return e;

@@ -17,6 +17,7 @@
 #include "format/gf_region.h"
 #include "base/integrity.h"
 #include "levels/l3_rs.h"
+#include "runtime/watchdog.h"
 
 #define SLICE ((size_t)1 << 20)
 
@@ -203,7 +204,7 @@ static void consume(dec *d, uint64_t k, MPI_Request *other)
     rstage *s = &d->st[k & 1];
     int p = j->r.pos;
     for (int r = 0; r < NREQ; r++)
-        MPI_Wait(&s->req[r], MPI_STATUS_IGNORE);
+        fti_watched_wait(&s->req[r], d->j->r.comm, "L3 rebuild's exchange of shares");
     if (rows_of(d, p) > 0)
         sum_shares(d, s, other);
     for (int pos = d->first[p]; pos < d->first[p + 1]; pos++)

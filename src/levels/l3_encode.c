@@ -21,6 +21,7 @@
 #include "base/phase_clock.h"
 #include "base/walltime.h"
 #include "levels/l3_rs.h"
+#include "runtime/watchdog.h"
 
 #define MIB ((size_t)1 << 20)
 /* Local work between two progress calls. */
@@ -203,7 +204,7 @@ static void stream(enc *e)
     for (uint64_t k = 0; k < e->n; k++) {
         double t0 = fti_now();
         for (int i = 0; i < e->st[k & 1].nreq; i++)
-            MPI_Wait(&e->st[k & 1].req[i], MPI_STATUS_IGNORE);
+            fti_watched_wait(&e->st[k & 1].req[i], e->j->r.comm, "L3 gather of the group's pieces");
         fti_phase_since(FTI_PP_GATHER, t0);
         fti_job_thread_wait(&t); /* message k-1 encoded, piece k+1 read */
         if (k >= 1 && k + 1 < e->n)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "format/ckpt_stream.h"
+#include "format/file_image.h"
 #include "core/context.h"
 
 
@@ -47,6 +48,13 @@ void fti_head_ring_of(const fti_ctx *ctx, int pos, fti_ring *ring);
  * after the whole protocol ran. Returns this rank's result. */
 fti_err fti_ring_transfer(const fti_ring *ring, const char *send_path, int to, const char *recv_path,
                           int from, size_t chunk);
+
+/* fti_ring_transfer, sending the bytes that image has in memory from there
+ * (file_image.h: only while the application's buffers hold what the file
+ * got) and the rest from the file. image NULL: as fti_ring_transfer. */
+fti_err fti_ring_transfer_image(const fti_ring *ring, const char *send_path,
+                                const fti_file_image *image, int to, const char *recv_path,
+                                int from, size_t chunk);
 
 /* fti_ring_transfer, and the received bytes are fed to check (when not
  * NULL) as they are stored, so the received file is verified without
