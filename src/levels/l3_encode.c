@@ -55,6 +55,8 @@ void fti_l3_poll(MPI_Request *req, int n)
 
 typedef struct stage {
     unsigned char *part; /* G pieces, `stride` bytes apart */
+    const unsigned char *mine; /* this member's piece: its slot of part, or the
+                                * application's buffer that holds those bytes */
     MPI_Request req[2 * FTI_RS_MAX_G]; /* the gather: a receive and a send per peer */
     int nreq;
     uint64_t off;
@@ -68,6 +70,8 @@ enum { S_READ, S_ENCODE, S_VERIFY, S_WRITE, S_N };
 typedef struct enc {
     const fti_l3_job *j;
     int data_fd, parity_fd;
+    const fti_file_image *image; /* where the data file's bytes also lie in memory */
+    uint64_t from_memory;        /* own pieces taken from there */
     uint64_t parity_off, n; /* n messages */
     size_t stride;
     stage st[2];
@@ -94,7 +98,9 @@ static void progress(enc *e)
         fti_l3_poll(e->poll->req, e->poll->nreq);
 }
 
-/* Reads this member's piece of message k into its slot of st[k & 1]. */
+/* This member's piece of message k for st[k & 1]: the application's bytes
+ * where the image has all of them (no padding to add), else read into its
+ * slot. */
 static void read_piece(enc *e, uint64_t k)
 {
     const fti_l3_job *j = e->j;
@@ -104,7 +110,15 @@ static void read_piece(enc *e, uint64_t k)
     s->off = k * j->msg;
     s->len = (size_t)(j->smax - s->off < j->msg ? j->smax - s->off : j->msg);
     s->L = fti_gf_round(s->len);
+    const char *mem = e->err == 0 && s->len == s->L && s->off + s->len <= j->size[p]
+                          ? fti_file_image_at(e->image, s->off, s->len) : NULL;
+    s->mine = (const unsigned char *)mem;
+    if (mem != NULL) {
+        e->from_memory++;
+        return;
+    }
     unsigned char *mine = s->part + (size_t)p * e->stride;
+    s->mine = mine;
     for (size_t x = 0; x < s->L; x += SLICE) {
         size_t n = s->L - x < SLICE ? s->L - x : SLICE;
         if (e->err == 0)
@@ -128,7 +142,7 @@ static void post_gather(enc *e, uint64_t k)
     const fti_l3_job *j = e->j;
     stage *s = &e->st[k & 1];
     int p = j->r.pos, n = (int)s->L;
-    const unsigned char *mine = s->part + (size_t)p * e->stride;
+    const unsigned char *mine = s->mine;
     s->nreq = 0;
     for (int d = 1; d < j->G; d++) { /* peers in ring order from each side: spread the load */
         int from = (p - d + j->G) % j->G, to = (p + d) % j->G;
@@ -148,8 +162,8 @@ static void encode(enc *e, uint64_t k)
     for (size_t x = 0; x < s->L; x += SLICE) {
         size_t n = s->L - x < SLICE ? s->L - x : SLICE;
         size_t keep = x >= s->len ? 0 : (s->len - x < n ? s->len - x : n);
-        for (int i = 0; i < j->G; i++)
-            rows[i] = s->part + (size_t)i * e->stride + x;
+        for (int i = 0; i < j->G; i++) /* read only: the codec's API is not const */
+            rows[i] = (unsigned char *)(i == j->r.pos ? s->mine : s->part + (size_t)i * e->stride) + x;
         double t0 = fti_now(), t1, t2;
         fti_rs_parity(&j->code, j->r.pos, rows, e->out, n);
         t1 = t2 = fti_now();
@@ -220,10 +234,11 @@ static void stream(enc *e)
     fti_phase_add(FTI_PP_WRITE, e->secs[S_WRITE]);
 }
 
-int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t parity_off,
-                  uint64_t *sum)
+int fti_l3_encode(const fti_l3_job *j, int data_fd, const fti_file_image *image, int parity_fd,
+                  uint64_t parity_off, uint64_t *sum)
 {
-    enc e = {.j = j, .data_fd = data_fd, .parity_fd = parity_fd, .parity_off = parity_off};
+    enc e = {.j = j, .data_fd = data_fd, .image = image, .parity_fd = parity_fd,
+             .parity_off = parity_off};
     e.stride = j->msg + STAGGER;
     e.st[0].nreq = e.st[1].nreq = 0;
     e.st[0].part = fti_gf_alloc(e.stride * (size_t)j->G);
@@ -238,6 +253,10 @@ int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t pari
         e.err = EBADF;
     e.n = (j->smax + j->msg - 1) / j->msg;
     stream(&e);
+    if (image != NULL)
+        fti_log(FTI_LOG_DEBUG, "L3: %llu of %llu pieces of %s taken from the application's "
+                "buffers", (unsigned long long)e.from_memory, (unsigned long long)e.n,
+                j->data_path);
     *sum = e.err ? 0 : fti_hash_final(&e.h);
     enc_free(&e);
     return e.err;

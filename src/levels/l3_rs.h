@@ -38,10 +38,12 @@ size_t fti_l3_message(int G, uint64_t smax);
 
 /* Collective over j->r: computes this member's parity chunk of the group's
  * files (sizes j->size) into parity_fd at parity_off, and its hash into
- * *sum. Every member runs the same collectives whatever fails locally.
- * 0, or the errno of this member's first local failure. */
-int fti_l3_encode(const fti_l3_job *j, int data_fd, int parity_fd, uint64_t parity_off,
-                  uint64_t *sum);
+ * *sum. This member's data comes from data_fd, or from image where it has
+ * the bytes (file_image.h; NULL: none). Every member runs the same
+ * collectives whatever fails locally. 0, or the errno of this member's
+ * first local failure. */
+int fti_l3_encode(const fti_l3_job *j, int data_fd, const fti_file_image *image, int parity_fd,
+                  uint64_t parity_off, uint64_t *sum);
 
 /* A member's files in a rebuild: its data and parity (-1 when lost), the
  * files it re-creates (-1 when it lost nothing of that kind). */
