@@ -265,7 +265,7 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *
         /* The application waits in this call: its buffers still hold what
          * the local file got, and the post may send from them. Not while
          * dCP's dirty tracking write-protects them: an MPI that registers
-         * a send buffer for RDMA asks for write access and gets EFAULT. */
+         * a send buffer for RDMA may ask for write access, and fail. */
         fti_file_image img;
         if (fti_file_image_of(&ctx->reg, &img) == FTI_E_OK && !ctx->cfg.dcp_dirty_tracking)
             ctx->post_image = &img;
