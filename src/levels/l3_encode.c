@@ -254,9 +254,9 @@ int fti_l3_encode(const fti_l3_job *j, int data_fd, const fti_file_image *image,
     e.n = (j->smax + j->msg - 1) / j->msg;
     stream(&e);
     if (image != NULL)
-        fti_log(FTI_LOG_DEBUG, "L3: %llu of %llu pieces of %s taken from the application's "
-                "buffers", (unsigned long long)e.from_memory, (unsigned long long)e.n,
-                j->data_path);
+        fti_log_rank0(FTI_LOG_DEBUG, "L3: %llu of %llu pieces of %s taken from the "
+                      "application's buffers", (unsigned long long)e.from_memory,
+                      (unsigned long long)e.n, j->data_path);
     *sum = e.err ? 0 : fti_hash_final(&e.h);
     enc_free(&e);
     return e.err;

@@ -340,9 +340,9 @@ static fti_err transfer(const fti_ring *r, const char *send_path, const fti_file
     }
     fti_job_thread_stop(&w);
     if (snd.image != NULL)
-        fti_log(FTI_LOG_DEBUG, "ring transfer: %llu of %llu messages of %s sent from the "
-                "application's buffers", (unsigned long long)snd.from_memory,
-                (unsigned long long)snd.nchunks, send_path);
+        fti_log_rank0(FTI_LOG_DEBUG, "ring transfer: %llu of %llu messages of %s sent from "
+                      "the application's buffers", (unsigned long long)snd.from_memory,
+                      (unsigned long long)snd.nchunks, send_path);
     /* the writer's busy seconds: they overlapped the transfer */
     fti_phase_add(FTI_PP_WRITE, jobs[0].secs[0] + jobs[1].secs[0]);
     fti_phase_add(FTI_PP_VERIFY, jobs[0].secs[1] + jobs[1].secs[1]);
