@@ -266,8 +266,8 @@ static fti_err write_and_commit(fti_ctx *ctx, int64_t id, int level, fti_taken *
          * the local file got, and the post may send from them. Not while
          * dCP's dirty tracking write-protects them: an MPI that registers
          * a send buffer for RDMA may ask for write access, and fail. */
-        fti_file_image img;
-        if (fti_file_image_of(&ctx->reg, &img) == FTI_E_OK && !ctx->cfg.dcp_dirty_tracking)
+        fti_file_image img = {0};
+        if (!ctx->cfg.dcp_dirty_tracking && fti_file_image_of(&ctx->reg, &img) == FTI_E_OK)
             ctx->post_image = &img;
         e = fti_level(level)->post(ctx, &c, &ring);
         ctx->post_image = NULL;

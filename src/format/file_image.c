@@ -48,6 +48,11 @@ const char *fti_file_image_at(const fti_file_image *img, uint64_t off, size_t n)
     return off - s->off + n <= s->len ? s->mem + (off - s->off) : NULL;
 }
 
+const fti_file_image *fti_file_image_for(const fti_file_image *img, uint64_t file_size)
+{
+    return img != NULL && img->file_size == file_size ? img : NULL;
+}
+
 void fti_file_image_free(fti_file_image *img)
 {
     free(img->seg);

@@ -34,6 +34,10 @@ fti_err fti_file_image_of(const fti_registry *reg, fti_file_image *img);
  * two variables): the caller reads the file. img may be NULL. */
 const char *fti_file_image_at(const fti_file_image *img, uint64_t off, size_t n);
 
+/* img when it describes a file of file_size bytes, else NULL (not the file
+ * the image was made for: the caller reads that file). img may be NULL. */
+const fti_file_image *fti_file_image_for(const fti_file_image *img, uint64_t file_size);
+
 void fti_file_image_free(fti_file_image *img);
 
 #endif

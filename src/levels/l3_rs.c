@@ -152,10 +152,8 @@ static fti_err l3_post(fti_ctx *ctx, const fti_commit *c, const fti_ring *ring)
         e = fti_fail(FTI_E_IO, "L3: cannot open %s: %s", data_fd < 0 ? j.data_path : j.parity_path,
                      fti_fs_strerror(errno));
     /* the image, where it describes this very file (a re-encode at restart has none) */
-    const fti_file_image *img = ctx->post_image;
-    if (img != NULL && img->file_size != mine)
-        img = NULL;
-    int err = fti_l3_encode(&j, data_fd, img, parity_fd, ent[1].offset, &ent[1].checksum);
+    int err = fti_l3_encode(&j, data_fd, fti_file_image_for(ctx->post_image, mine), parity_fd,
+                            ent[1].offset, &ent[1].checksum);
     if (e == FTI_E_OK && err == ENOMEM)
         e = fti_fail(FTI_E_NOMEM, "L3 encoding of %s: out of memory on a group member", j.parity_path);
     else if (e == FTI_E_OK && err)

@@ -99,8 +99,8 @@ static size_t piece(const side *s, size_t chunk, uint64_t k)
 }
 
 /* Message k's bytes: from the application's buffers where the file's image
- * has them (no copy, no mapping: the windows cost 0.1 s of page-table
- * work per 512 MiB), else in the sender's slot k & 1: mapped from the file (a
+ * has them (no copy, no mapping: the windows cost about 0.065 s of
+ * page-table work per 512 MiB and rank), else in the sender's slot k & 1: mapped from the file (a
  * window of the message, unmapped once sent, so the resident pages stay two
  * messages whatever the file's size: a whole-file map counted the file in
  * every rank's RSS) or read into the buffer. NULL on an error. */
@@ -207,8 +207,7 @@ static void open_sides(const fti_ring *r, side *snd, const char *send_path, int 
             snd->err = errno;
         else
             mysize = (uint64_t)st.st_size;
-        if (snd->image != NULL && snd->image->file_size != mysize)
-            snd->image = NULL; /* not the file the image describes: read it */
+        snd->image = fti_file_image_for(snd->image, mysize);
         /* A file in memory is sent from its own pages: that skips a copy of
          * every byte into the buffers (about a quarter of the CPU time of an
          * L2 checkpoint, measured at 4 x 512 MiB), one window per message.

@@ -4,7 +4,8 @@
  * file's bytes at that offset (swept over the whole file with message
  * lengths of 1 byte to more than a variable), each variable's own range is
  * served, and the header, the padding and ranges across two variables are
- * not (the caller reads the file there).
+ * not (the caller reads the file there); an image stands only for a file
+ * of its size.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,9 @@ static void each_variable_served_and_nothing_across(void **state)
     assert_null(fti_file_image_at(&img, 0, 8));                  /* the header */
     assert_null(fti_file_image_at(&img, f.hdr.vars[1].offset, 0)); /* nothing asked */
     assert_null(fti_file_image_at(NULL, f.hdr.vars[1].offset, 8)); /* no image */
+    assert_ptr_equal(fti_file_image_for(&img, f.len), &img);    /* the file it describes */
+    assert_null(fti_file_image_for(&img, f.len + 1));           /* another file */
+    assert_null(fti_file_image_for(NULL, f.len));
     drop(&f);
     fti_file_image_free(&img);
 }
